@@ -1,0 +1,310 @@
+//! The motion builder: `Motion::new(from, to, duration)`, settings, then `bind` or `run`.
+
+use bytemuck::Zeroable;
+
+use crate::ease::Ease;
+use crate::error::BuildError;
+use crate::handle::MotionHandle;
+use crate::row::{pack_flags, MotionRow};
+use crate::settings::{DelayType, LoopType, TimeKind};
+use crate::value::Animatable;
+use crate::world::callbacks::{BindFn, Callbacks, EventFn, LoopFn};
+use crate::world::{MotionCommands, MotionWorld};
+
+/// A motion being configured. Nothing touches a world until a terminal (`bind`, `run`, or
+/// their `_deferred` forms) validates the settings.
+///
+/// ```
+/// use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
+///
+/// let mut world = MotionWorld::new();
+/// let handle = Motion::new(0.0f32, 10.0, 2.0)
+///     .ease(Ease::OutQuad)
+///     .loops(3, LoopType::Yoyo)
+///     .delay(0.5)
+///     .run(&mut world)?;
+/// world.update(1.5)?;
+/// assert_eq!(world.value::<f32>(handle)?, 7.5); // OutQuad(0.5) = 0.75
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use = "a motion does nothing until `bind` or `run` adds it to a world"]
+pub struct Motion<T: Animatable> {
+    from: T,
+    to: T,
+    duration: f32,
+    ease: Ease,
+    delay: f32,
+    delay_type: DelayType,
+    skip_values_during_delay: bool,
+    loops: i32,
+    loop_type: LoopType,
+    time_kind: TimeKind,
+    speed: f32,
+    immediate_bind: bool,
+    cancel_on_error: bool,
+    preserve: bool,
+    debug_name: &'static str,
+    on_complete: Option<EventFn>,
+    on_cancel: Option<EventFn>,
+    on_loop_complete: Option<LoopFn>,
+}
+
+/// Boolean settings of a built motion that the world keeps per slot.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct MotionOptions {
+    pub preserve: bool,
+    pub cancel_on_error: bool,
+    pub skip_values_during_delay: bool,
+    pub immediate_bind: bool,
+}
+
+/// A validated motion, ready to be inserted (anchor not yet set).
+pub(crate) struct BuiltMotion {
+    pub row: MotionRow,
+    pub pairs: [[f32; 2]; 4],
+    pub options: MotionOptions,
+    pub debug_name: &'static str,
+    pub callbacks: Option<Box<Callbacks>>,
+}
+
+impl<T: Animatable> Motion<T> {
+    /// A motion from `from` to `to` over `duration` seconds: linear, one loop, no delay,
+    /// speed 1, scaled time, immediate bind on.
+    pub fn new(from: T, to: T, duration: f32) -> Self {
+        Self {
+            from,
+            to,
+            duration,
+            ease: Ease::Linear,
+            delay: 0.0,
+            delay_type: DelayType::FirstLoop,
+            skip_values_during_delay: true,
+            loops: 1,
+            loop_type: LoopType::Restart,
+            time_kind: TimeKind::Scaled,
+            speed: 1.0,
+            immediate_bind: true,
+            cancel_on_error: false,
+            preserve: false,
+            debug_name: "",
+            on_complete: None,
+            on_cancel: None,
+            on_loop_complete: None,
+        }
+    }
+
+    /// The easing function (default [`Ease::Linear`]).
+    pub fn ease(mut self, ease: Ease) -> Self {
+        self.ease = ease;
+        self
+    }
+
+    /// Waits `delay` seconds before the first loop; the bind receives no values meanwhile.
+    pub fn delay(self, delay: f32) -> Self {
+        self.delay_with(delay, DelayType::FirstLoop, true)
+    }
+
+    /// Waits `delay` seconds before the first loop or before every loop; with
+    /// `skip_values_during_delay` false the bind keeps receiving the start value meanwhile.
+    pub fn delay_with(
+        mut self,
+        delay: f32,
+        delay_type: DelayType,
+        skip_values_during_delay: bool,
+    ) -> Self {
+        self.delay = delay;
+        self.delay_type = delay_type;
+        self.skip_values_during_delay = skip_values_during_delay;
+        self
+    }
+
+    /// Plays `loops` times (-1 = forever; 0 is rejected when built).
+    pub fn loops(mut self, loops: i32, loop_type: LoopType) -> Self {
+        self.loops = loops;
+        self.loop_type = loop_type;
+        self
+    }
+
+    /// Which world clock drives the motion (default [`TimeKind::Scaled`]).
+    pub fn time_kind(mut self, time_kind: TimeKind) -> Self {
+        self.time_kind = time_kind;
+        self
+    }
+
+    /// Playback speed (default 1; 0 freezes, negative plays backwards).
+    pub fn playback_speed(mut self, speed: f32) -> Self {
+        self.speed = speed;
+        self
+    }
+
+    /// Whether `bind` calls the bind at once with the start value `E(0)` (default true).
+    pub fn immediate_bind(mut self, on: bool) -> Self {
+        self.immediate_bind = on;
+        self
+    }
+
+    /// Whether a panic in the bind cancels the motion (default false: it is reported and
+    /// the motion goes on).
+    pub fn cancel_on_error(mut self, on: bool) -> Self {
+        self.cancel_on_error = on;
+        self
+    }
+
+    /// Keeps the motion after it completes: it goes on binding its end value, can be rewound
+    /// with [`MotionWorld::set_time`], and ends only when cancelled.
+    pub fn preserve(mut self) -> Self {
+        self.preserve = true;
+        self
+    }
+
+    /// A name for debugging. A `&'static str`, so naming never allocates per motion.
+    pub fn debug_name(mut self, name: &'static str) -> Self {
+        self.debug_name = name;
+        self
+    }
+
+    /// Called once when the motion completes (naturally or by `complete`).
+    pub fn on_complete(mut self, f: impl FnMut() + Send + 'static) -> Self {
+        self.on_complete = Some(Box::new(f));
+        self
+    }
+
+    /// Called once when the motion is cancelled.
+    pub fn on_cancel(mut self, f: impl FnMut() + Send + 'static) -> Self {
+        self.on_cancel = Some(Box::new(f));
+        self
+    }
+
+    /// Called in each update in which the completed-loop count rose, with the new count.
+    pub fn on_loop_complete(mut self, f: impl FnMut(u32) + Send + 'static) -> Self {
+        self.on_loop_complete = Some(Box::new(f));
+        self
+    }
+
+    /// Adds the motion to `world`, calling `bind` with its value in every update that
+    /// produces one (SEMANTICS.md §6).
+    pub fn bind(
+        self,
+        world: &mut MotionWorld,
+        bind: impl FnMut(T) + Send + 'static,
+    ) -> Result<MotionHandle, BuildError> {
+        let built = self.build(Some(wrap_bind(bind)))?;
+        Ok(world.insert(built, None))
+    }
+
+    /// Adds the motion to `world` without a bind (read it with
+    /// [`MotionWorld::value`], or later through GPU targets).
+    pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
+        let built = self.build(None)?;
+        Ok(world.insert(built, None))
+    }
+
+    /// Like [`bind`](Self::bind), from inside a callback: validated now, added when the
+    /// commands are applied. The handle is valid from then on.
+    pub fn bind_deferred(
+        self,
+        commands: &MotionCommands,
+        bind: impl FnMut(T) + Send + 'static,
+    ) -> Result<MotionHandle, BuildError> {
+        let built = self.build(Some(wrap_bind(bind)))?;
+        Ok(commands.spawn(built))
+    }
+
+    /// Like [`run`](Self::run), from inside a callback.
+    pub fn run_deferred(self, commands: &MotionCommands) -> Result<MotionHandle, BuildError> {
+        let built = self.build(None)?;
+        Ok(commands.spawn(built))
+    }
+
+    fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
+        let from = self.from.to_lanes();
+        let to = self.to.to_lanes();
+        for (which, lanes) in [("start", from), ("end", to)] {
+            if let Some((lane, &value)) = lanes
+                .iter()
+                .enumerate()
+                .take(T::LANES)
+                .find(|(_, v)| !v.is_finite())
+            {
+                return Err(BuildError::NonFiniteValue { which, lane, value });
+            }
+        }
+        if !(self.duration.is_finite() && self.duration >= 0.0) {
+            return Err(BuildError::InvalidDuration(self.duration));
+        }
+        if !(self.delay.is_finite() && self.delay >= 0.0) {
+            return Err(BuildError::InvalidDelay(self.delay));
+        }
+        if self.loops == 0 || self.loops < -1 {
+            return Err(BuildError::InvalidLoops(self.loops));
+        }
+        if !self.speed.is_finite() {
+            return Err(BuildError::InvalidPlaybackSpeed(self.speed));
+        }
+        let row = MotionRow {
+            speed: self.speed,
+            duration: self.duration,
+            delay: self.delay,
+            loops: self.loops,
+            flags: pack_flags(
+                self.ease,
+                self.loop_type,
+                self.delay_type,
+                self.time_kind,
+                T::LANES,
+                T::ADAPTER as u32,
+            ),
+            ..MotionRow::zeroed()
+        };
+        let mut pairs = [[0.0; 2]; 4];
+        for (lane, pair) in pairs.iter_mut().enumerate().take(T::LANES) {
+            *pair = [from[lane], to[lane]];
+        }
+        let has_callbacks = bind.is_some()
+            || self.on_complete.is_some()
+            || self.on_cancel.is_some()
+            || self.on_loop_complete.is_some();
+        let callbacks = has_callbacks.then(|| {
+            Box::new(Callbacks {
+                bind,
+                complete: self.on_complete,
+                cancel: self.on_cancel,
+                loop_complete: self.on_loop_complete,
+            })
+        });
+        Ok(BuiltMotion {
+            row,
+            pairs,
+            options: MotionOptions {
+                preserve: self.preserve,
+                cancel_on_error: self.cancel_on_error,
+                // Without a delay nothing is skipped (SEMANTICS.md §6).
+                skip_values_during_delay: self.skip_values_during_delay,
+                immediate_bind: self.immediate_bind,
+            },
+            debug_name: self.debug_name,
+            callbacks,
+        })
+    }
+}
+
+fn wrap_bind<T: Animatable>(mut bind: impl FnMut(T) + Send + 'static) -> BindFn {
+    Box::new(move |lanes| bind(T::from_lanes(*lanes)))
+}
+
+impl<T: Animatable + std::fmt::Debug> std::fmt::Debug for Motion<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Motion")
+            .field("from", &self.from)
+            .field("to", &self.to)
+            .field("duration", &self.duration)
+            .field("ease", &self.ease)
+            .field("delay", &self.delay)
+            .field("delay_type", &self.delay_type)
+            .field("loops", &self.loops)
+            .field("loop_type", &self.loop_type)
+            .field("playback_speed", &self.speed)
+            .field("debug_name", &self.debug_name)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,226 @@
+//! The reference evaluation of one motion row (SEMANTICS.md §2): clock → loops, status and
+//! eased progress. Both the CPU executor's hot loop and the world's O(1) queries call this,
+//! so they cannot disagree; the GPU pass ports it to WGSL.
+
+use crate::row::MotionRow;
+use crate::settings::{DelayType, LoopType, MotionStatus};
+
+/// A motion evaluated at one clock value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// Delayed, Playing or Completed (Scheduled and Canceled are the world's to report).
+    pub status: MotionStatus,
+    /// Completed loops `k`, clamped to `[0, L]` (saturating at `u32::MAX` for infinite loops).
+    pub completed_loops: u32,
+    /// Linear progress within the current loop, `[0, 1]`.
+    pub linear: f32,
+    /// Eased progress after the loop type, the `p` that adapters interpolate with.
+    pub eased: f32,
+}
+
+impl Progress {
+    /// Whether the status is Completed.
+    #[inline]
+    #[must_use]
+    pub fn is_completed(&self) -> bool {
+        self.status == MotionStatus::Completed
+    }
+}
+
+/// `floor` without a libm call on baseline x86-64 (no SSE4.1 `roundsd`): exact for
+/// `|x| < 2^52`, the identity above (where every f64 is already an integer).
+#[inline(always)]
+fn floor(x: f64) -> f64 {
+    if x.abs() < 4_503_599_627_370_496.0 {
+        let truncated = x as i64 as f64;
+        if truncated > x {
+            truncated - 1.0
+        } else {
+            truncated
+        }
+    } else {
+        x
+    }
+}
+
+/// Evaluates `row` at motion clock `time` (delay included, may be negative).
+#[inline(always)]
+#[must_use]
+pub fn progress(row: &MotionRow, time: f64) -> Progress {
+    let delay = f64::from(row.delay);
+    let duration = f64::from(row.duration);
+    let infinite = row.loops < 0;
+    let loops = f64::from(row.loops);
+    let clamp_loops = |c: f64| {
+        if infinite {
+            c.max(0.0)
+        } else {
+            c.clamp(0.0, loops)
+        }
+    };
+    let clamped_time = time.max(0.0);
+    let since_start = time - delay;
+    let every_loop = row.delay_type() == DelayType::EveryLoop;
+
+    let (loop_index, completed, delayed, linear);
+    if duration <= 0.0 {
+        if !every_loop || delay == 0.0 {
+            completed = !infinite && since_start > 0.0;
+            linear = if completed { 1.0 } else { 0.0 };
+            loop_index = if completed {
+                loops
+            } else if since_start < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            delayed = since_start < 0.0;
+        } else {
+            loop_index = floor(clamped_time / delay);
+            completed = !infinite && clamp_loops(loop_index) >= loops;
+            delayed = !completed;
+            linear = if completed { 1.0 } else { 0.0 };
+        }
+    } else if !every_loop {
+        loop_index = floor(since_start / duration);
+        completed = !infinite && clamp_loops(loop_index) >= loops;
+        delayed = since_start < 0.0;
+        linear = if completed {
+            1.0
+        } else {
+            ((since_start - duration * clamp_loops(loop_index)) / duration).clamp(0.0, 1.0)
+        };
+    } else {
+        let period = duration + delay;
+        loop_index = floor(clamped_time / period);
+        // `clamped_time − period·c` rather than a separate fmod, so that the phase and the
+        // loop index can never disagree by one loop at a boundary.
+        let in_loop = clamped_time - period * loop_index - delay;
+        completed = !infinite && clamp_loops(loop_index) >= loops;
+        delayed = in_loop < 0.0;
+        linear = if completed {
+            1.0
+        } else {
+            (in_loop / duration).clamp(0.0, 1.0)
+        };
+    }
+
+    // `as u32` saturates: an infinite loop past 2^32 loops reports u32::MAX.
+    let completed_loops = clamp_loops(loop_index) as u32;
+    let linear = linear as f32;
+    let ease = row.ease();
+    let at_end = u32::from(linear == 1.0);
+    let odd = (completed_loops.wrapping_add(at_end)) & 1 == 1;
+    let eased = match row.loop_type() {
+        LoopType::Restart => ease.evaluate(linear),
+        LoopType::Flip => {
+            let e = ease.evaluate(linear);
+            if odd {
+                1.0 - e
+            } else {
+                e
+            }
+        }
+        LoopType::Yoyo => ease.evaluate(if odd { 1.0 - linear } else { linear }),
+        LoopType::Incremental => {
+            let within = if linear == 1.0 { 0.0 } else { linear };
+            ease.evaluate(1.0) * completed_loops as f32 + ease.evaluate(within)
+        }
+    };
+
+    let status = if completed {
+        MotionStatus::Completed
+    } else if delayed || time < 0.0 {
+        MotionStatus::Delayed
+    } else {
+        MotionStatus::Playing
+    };
+    Progress {
+        status,
+        completed_loops,
+        linear,
+        eased,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ease::Ease;
+    use crate::row::pack_flags;
+    use crate::settings::TimeKind;
+    use bytemuck::Zeroable;
+
+    fn row(duration: f32, delay: f32, loops: i32, lt: LoopType, dt: DelayType) -> MotionRow {
+        MotionRow {
+            duration,
+            delay,
+            loops,
+            speed: 1.0,
+            flags: pack_flags(Ease::Linear, lt, dt, TimeKind::Scaled, 1, 0),
+            ..MotionRow::zeroed()
+        }
+    }
+
+    #[test]
+    fn floor_matches_std() {
+        for x in [-2.5, -2.0, -0.0, 0.0, 0.3, 1.0, 1.999, 7e15, -7e15] {
+            assert_eq!(floor(x), x.floor(), "{x}");
+        }
+    }
+
+    #[test]
+    fn first_loop_delay_worked_example() {
+        // D = 1, d = 0.5, 3 loops, Restart: at T = 2.0 one loop done, half-way through loop 2.
+        let r = row(1.0, 0.5, 3, LoopType::Restart, DelayType::FirstLoop);
+        let p = progress(&r, 2.0);
+        assert_eq!(p.status, MotionStatus::Playing);
+        assert_eq!(p.completed_loops, 1);
+        assert_eq!(p.eased, 0.5);
+        assert_eq!(progress(&r, 0.25).status, MotionStatus::Delayed);
+        let end = progress(&r, 3.5);
+        assert_eq!((end.status, end.completed_loops, end.eased), (MotionStatus::Completed, 3, 1.0));
+    }
+
+    #[test]
+    fn every_loop_delay_and_yoyo() {
+        // Period 1.5 (D = 1, d = 0.5). T = 2.25: loop 1, 0.25 s into it → Yoyo plays back: 0.75.
+        let r = row(1.0, 0.5, 2, LoopType::Yoyo, DelayType::EveryLoop);
+        let p = progress(&r, 2.25);
+        assert_eq!(p.completed_loops, 1);
+        assert!((p.eased - 0.75).abs() < 1e-6);
+        // T = 1.6 is inside loop 1's delay: Delayed, holding the start of the backward loop.
+        let q = progress(&r, 1.6);
+        assert_eq!(q.status, MotionStatus::Delayed);
+        assert_eq!(q.eased, 1.0);
+    }
+
+    #[test]
+    fn incremental_and_flip_at_completion() {
+        let inc = row(1.0, 0.0, 3, LoopType::Incremental, DelayType::FirstLoop);
+        assert_eq!(progress(&inc, 3.0).eased, 3.0);
+        assert_eq!(progress(&inc, 1.5).eased, 1.5);
+        let flip = row(1.0, 0.0, 2, LoopType::Flip, DelayType::FirstLoop);
+        assert_eq!(progress(&flip, 2.0).eased, 0.0);
+        assert_eq!(progress(&flip, 1.25).eased, 0.75);
+    }
+
+    #[test]
+    fn zero_duration_completes_strictly_after_delay() {
+        let r = row(0.0, 0.0, 1, LoopType::Restart, DelayType::FirstLoop);
+        assert_eq!(progress(&r, 0.0).status, MotionStatus::Playing);
+        assert_eq!(progress(&r, 1e-9).status, MotionStatus::Completed);
+        // Every-loop delay 0.125 (exact in binary), 3 loops: one loop per delay period.
+        let every = row(0.0, 0.125, 3, LoopType::Restart, DelayType::EveryLoop);
+        assert_eq!(progress(&every, 0.3).status, MotionStatus::Delayed);
+        assert_eq!(progress(&every, 0.3).completed_loops, 2);
+        assert_eq!(progress(&every, 0.375).status, MotionStatus::Completed);
+    }
+
+    #[test]
+    fn negative_clock_is_delayed_at_start() {
+        let r = row(1.0, 0.0, -1, LoopType::Restart, DelayType::FirstLoop);
+        let p = progress(&r, -0.5);
+        assert_eq!((p.status, p.completed_loops, p.eased), (MotionStatus::Delayed, 0, 0.0));
+    }
+}

@@ -1,0 +1,122 @@
+//! The CPU executor: evaluates every row's value into the output columns in one tight loop,
+//! split across cores above a size threshold.
+
+pub mod evaluate;
+mod pool;
+
+use crate::row::MotionRow;
+use crate::value::lerp;
+use crate::world::rows::Rows;
+use pool::WorkerPool;
+
+pub use evaluate::{progress, Progress};
+
+/// Rows per thread below which splitting costs more than it saves (waking a parked thread
+/// is ~10–30 µs; one row is a few ns). Measured with `benches/cpu.rs` on 2 cores.
+const ROWS_PER_PART: usize = 16_384;
+
+/// The CPU executor. Owned by a [`MotionWorld`](crate::MotionWorld).
+pub(crate) struct CpuExecutor {
+    threads: usize,
+    pool: Option<WorkerPool>,
+}
+
+impl CpuExecutor {
+    pub fn new() -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        Self {
+            threads,
+            pool: None,
+        }
+    }
+
+    /// Uses at most `threads` threads (≥ 1); 1 evaluates on the calling thread only.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+        if self.pool.as_ref().is_some_and(|p| p.parts() != self.threads) {
+            self.pool = None;
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Writes every row's value at world clocks `now` into `rows.outputs`.
+    pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64; 3]) {
+        let len = rows.len();
+        let parts = self.threads.min(len / ROWS_PER_PART).max(1);
+        let [o0, o1, o2, o3] = &mut rows.outputs;
+        let outputs = [
+            OutPtr(o0.as_mut_ptr()),
+            OutPtr(o1.as_mut_ptr()),
+            OutPtr(o2.as_mut_ptr()),
+            OutPtr(o3.as_mut_ptr()),
+        ];
+        let inputs = Inputs {
+            rows: &rows.rows,
+            lanes: [&rows.lanes[0], &rows.lanes[1], &rows.lanes[2], &rows.lanes[3]],
+        };
+        if parts == 1 {
+            // SAFETY: the whole range, on this thread only.
+            unsafe { evaluate_range(&inputs, outputs, 0..len, now) };
+            return;
+        }
+        let pool = self
+            .pool
+            .get_or_insert_with(|| WorkerPool::new(self.threads - 1));
+        let parts = pool.parts();
+        let chunk = len.div_ceil(parts);
+        pool.run(&|part| {
+            let start = (part * chunk).min(len);
+            let end = (start + chunk).min(len);
+            // SAFETY: parts write disjoint ranges of the output columns, which stay alive and
+            // unaliased until `run` returns.
+            unsafe { evaluate_range(&inputs, outputs, start..end, now) };
+        });
+    }
+}
+
+struct Inputs<'a> {
+    rows: &'a [MotionRow],
+    lanes: [&'a [[f32; 2]]; 4],
+}
+
+/// A raw output column pointer that parts share, each writing its own range.
+#[derive(Clone, Copy)]
+struct OutPtr(*mut f32);
+// SAFETY: only dereferenced at disjoint indices (see `evaluate_range`).
+unsafe impl Send for OutPtr {}
+unsafe impl Sync for OutPtr {}
+
+/// The hot loop.
+///
+/// # Safety
+/// Every output column must have at least `range.end` elements, and no other thread may
+/// touch `range` of them during the call.
+#[inline(never)]
+unsafe fn evaluate_range(
+    inputs: &Inputs<'_>,
+    outputs: [OutPtr; 4],
+    range: std::ops::Range<usize>,
+    now: &[f64; 3],
+) {
+    let [l0, l1, l2, l3] = inputs.lanes;
+    let (rows, l0) = (&inputs.rows[range.clone()], &l0[range.clone()]);
+    // SAFETY: per the contract, `range` of each column is ours alone.
+    let out0 = unsafe { std::slice::from_raw_parts_mut(outputs[0].0.add(range.start), range.len()) };
+    for (i, ((row, pair0), out)) in rows.iter().zip(l0).zip(out0.iter_mut()).enumerate() {
+        let time = row.clock(now[row.time_kind() as usize]);
+        let p = progress(row, time).eased;
+        *out = lerp(pair0[0], pair0[1], p);
+        let lanes = row.lane_count();
+        if lanes > 1 {
+            let r = range.start + i;
+            for (lane, column) in [l1, l2, l3].iter().enumerate().take(lanes - 1) {
+                let [from, to] = column[r];
+                // SAFETY: `r` is inside `range`.
+                unsafe { *outputs[lane + 1].0.add(r) = lerp(from, to, p) };
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! Error types. Bad input is an error, never a panic or a NaN on screen (DESIGN.md invariant 6).
+
+use crate::handle::MotionHandle;
+
+/// Why a motion could not be built. Returned by the builder's terminals (`bind`, `run`);
+/// the world is left unchanged.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// A start or end value has a NaN or infinite lane.
+    #[error("{which} value has a non-finite lane {lane}: {value}")]
+    NonFiniteValue {
+        /// `"start"` or `"end"`.
+        which: &'static str,
+        /// The lane index (0..4).
+        lane: usize,
+        /// The offending value.
+        value: f32,
+    },
+    /// The duration is negative, NaN or infinite.
+    #[error("duration must be finite and >= 0, got {0}")]
+    InvalidDuration(f32),
+    /// The delay is negative, NaN or infinite.
+    #[error("delay must be finite and >= 0, got {0}")]
+    InvalidDelay(f32),
+    /// `loops(0, _)` or a loop count below -1. Use -1 for infinite loops.
+    #[error("loops must be -1 (infinite) or >= 1, got {0}")]
+    InvalidLoops(i32),
+    /// The playback speed is NaN or infinite.
+    #[error("playback speed must be finite, got {0}")]
+    InvalidPlaybackSpeed(f32),
+}
+
+/// Why an operation on a motion handle failed. The `try_*` variants of the operations return
+/// `false` in every one of these cases instead.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MotionError {
+    /// The motion has finished (completed without `preserve`, or cancelled), the world was
+    /// cleared, or the handle was never issued (`MotionHandle::NONE`).
+    #[error("motion {0:?} has been destroyed or no longer exists")]
+    Destroyed(MotionHandle),
+    /// The handle was issued by another `MotionWorld`.
+    #[error("motion {0:?} belongs to another world")]
+    WrongWorld(MotionHandle),
+    /// `complete` on a motion with infinite loops: it has no end.
+    #[error("motion {0:?} loops forever and cannot be completed")]
+    InfiniteLoops(MotionHandle),
+    /// `complete` on a preserved motion that has already completed.
+    #[error("motion {0:?} has already completed")]
+    AlreadyCompleted(MotionHandle),
+    /// A time or speed argument was NaN or infinite.
+    #[error("invalid argument for motion {handle:?}: {what} must be finite, got {value}")]
+    InvalidArgument {
+        /// The motion the operation was for.
+        handle: MotionHandle,
+        /// The name of the argument.
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+    /// `value::<T>` asked for a type whose lane layout differs from the motion's.
+    #[error("motion {0:?} does not animate the requested value type")]
+    TypeMismatch(MotionHandle),
+}
+
+/// Why a world update was refused. The world is left unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UpdateError {
+    /// A time delta was NaN, infinite or negative. Play motions backwards with a negative
+    /// playback speed instead: world time only moves forward.
+    #[error("{kind} delta must be finite and >= 0, got {value}")]
+    InvalidDelta {
+        /// Which time kind's delta.
+        kind: &'static str,
+        /// The offending value.
+        value: f64,
+    },
+}

@@ -1,0 +1,58 @@
+//! # wgpu-tween
+//!
+//! Tweens ("motions") with [LitMotion](https://github.com/annulusgames/LitMotion)'s
+//! semantics, built for a million motions per frame: a motion's state is a pure function of
+//! world time, rows are dense Pod columns, and an executor evaluates them all in one pass
+//! (the CPU executor here; a WGSL compute pass over the same rows on a GPU).
+//!
+//! ```
+//! use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
+//! use std::sync::{Arc, Mutex};
+//!
+//! let mut world = MotionWorld::new();
+//! let x = Arc::new(Mutex::new(0.0f32));
+//! let sink = Arc::clone(&x);
+//! let handle = Motion::new(0.0f32, 10.0, 1.0)
+//!     .ease(Ease::OutQuad)
+//!     .loops(2, LoopType::Yoyo)
+//!     .on_complete(|| println!("done"))
+//!     .bind(&mut world, move |v| *sink.lock().unwrap() = v)?;
+//!
+//! world.update(0.5)?; // half-way through the first loop: OutQuad(0.5) = 0.75
+//! assert_eq!(*x.lock().unwrap(), 7.5);
+//! world.update(1.5)?; // past the end of the second (backward) loop
+//! assert_eq!(*x.lock().unwrap(), 0.0);
+//! assert!(!world.is_active(handle)); // completed and removed
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The behaviour is specified in the project's `SEMANTICS.md` (LitMotion 2.0.2 plus fixes of
+//! its known defects) and checked against shared conformance vectors.
+//!
+//! ## Map
+//! - [`Motion`]: the builder; [`MotionWorld`]: clocks, slots, callbacks, updates;
+//!   [`MotionHandle`]: generational handles; [`MotionCommands`]: changes from callbacks.
+//! - [`Ease`]: the 31 easing functions; [`Animatable`]: how values map to lanes.
+//! - [`cpu`]: the reference evaluation and the CPU executor; [`MotionRow`]: the row format.
+
+#![warn(missing_docs)]
+
+mod builder;
+pub mod cpu;
+mod ease;
+mod error;
+mod handle;
+mod row;
+mod settings;
+mod value;
+mod world;
+
+pub use builder::Motion;
+pub use ease::{Ease, UnknownEase};
+pub use error::{BuildError, MotionError, UpdateError};
+pub use handle::MotionHandle;
+pub use row::MotionRow;
+pub use settings::{DelayType, LoopType, MotionStatus, TimeKind};
+pub use value::{AdapterKind, Animatable, Lanes};
+pub use world::callbacks::{CallbackError, CallbackKind};
+pub use world::{MotionCommands, MotionWorld, TimeDeltas};

@@ -1,0 +1,78 @@
+//! User callbacks, stored per slot and looked up by slot and version at call time
+//! (DESIGN.md invariant 2), and the catching of panics inside them.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::handle::MotionHandle;
+use crate::value::Lanes;
+
+pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
+pub(crate) type EventFn = Box<dyn FnMut() + Send>;
+pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
+
+/// A motion's callbacks. Boxed once per motion that has any, so a `run()` motion costs no
+/// allocation.
+#[derive(Default)]
+pub(crate) struct Callbacks {
+    pub bind: Option<BindFn>,
+    pub complete: Option<EventFn>,
+    pub cancel: Option<EventFn>,
+    pub loop_complete: Option<LoopFn>,
+}
+
+/// Which callback panicked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CallbackKind {
+    /// The bind (value) callback.
+    Bind,
+    /// `on_complete`.
+    Complete,
+    /// `on_cancel`.
+    Cancel,
+    /// `on_loop_complete`.
+    LoopComplete,
+}
+
+/// A panic caught inside a callback. The world stays consistent; with `cancel_on_error` a
+/// panicking bind cancels its motion. Read them with
+/// [`MotionWorld::take_callback_errors`](crate::MotionWorld::take_callback_errors).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallbackError {
+    /// The motion whose callback panicked.
+    pub handle: MotionHandle,
+    /// Its debug name (empty if none was given).
+    pub debug_name: &'static str,
+    /// Which callback.
+    pub kind: CallbackKind,
+    /// The panic message, when it was a string.
+    pub message: String,
+}
+
+impl std::fmt::Display for CallbackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?} callback of {:?} {:?} panicked: {}",
+            self.kind, self.handle, self.debug_name, self.message
+        )
+    }
+}
+
+impl std::error::Error for CallbackError {}
+
+/// Runs `f`, catching a panic. Returns the panic message on failure (allocating only then).
+pub(crate) fn guarded(f: impl FnOnce()) -> Result<(), String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        if let Some(s) = payload.downcast_ref::<&str>() {
+            (*s).to_owned()
+        } else if let Some(s) = payload.downcast_ref::<String>() {
+            s.clone()
+        } else {
+            "non-string panic payload".to_owned()
+        }
+    })
+}
+
+/// Errors kept until read; older ones beyond this are counted, not kept, so a bind that
+/// panics every frame cannot grow memory without bound.
+pub(crate) const MAX_KEPT_ERRORS: usize = 64;

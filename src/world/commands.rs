@@ -1,0 +1,146 @@
+//! Deferred structural changes: what callbacks use to touch the world (DESIGN.md invariant 3).
+//!
+//! A callback cannot borrow the world that is calling it, so it captures a
+//! [`MotionCommands`] instead. Commands are applied, in the order they were queued, after the
+//! callback loop of the update (or the handle operation) that ran the callback — never in the
+//! middle of it, so no row moves and no transition fires twice while callbacks run.
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use crate::builder::BuiltMotion;
+use crate::handle::MotionHandle;
+
+/// A queued operation.
+pub(crate) enum Command {
+    Spawn(MotionHandle, Box<BuiltMotion>),
+    Cancel(MotionHandle),
+    Complete(MotionHandle),
+    SetTime(MotionHandle, f64),
+    SetPlaybackSpeed(MotionHandle, f32),
+    Preserve(MotionHandle),
+    Clear,
+}
+
+/// State shared between a world and its command handles.
+pub(crate) struct QueueState {
+    pub commands: Vec<Command>,
+    /// Next never-used slot index.
+    next_fresh_slot: u32,
+    /// Version a fresh slot starts at (odd; above every version a trimmed slot reached).
+    fresh_version: u32,
+}
+
+impl QueueState {
+    pub fn new() -> Self {
+        Self {
+            commands: Vec::new(),
+            next_fresh_slot: 0,
+            fresh_version: 1,
+        }
+    }
+
+    /// Takes a never-used slot index and its first version.
+    pub fn reserve_fresh(&mut self) -> (u32, u32) {
+        let index = self.next_fresh_slot;
+        self.next_fresh_slot += 1;
+        (index, self.fresh_version)
+    }
+
+    /// After the slot table dropped trailing slots: fresh indices restart at `len`, with a
+    /// version above `max_dropped_version`.
+    pub fn reset_fresh(&mut self, len: u32, max_dropped_version: u32) {
+        self.next_fresh_slot = len;
+        let floor = (max_dropped_version + 1) | 1;
+        self.fresh_version = self.fresh_version.max(floor);
+    }
+}
+
+/// A cloneable, `Send` handle for changing a world from inside its callbacks (or from any
+/// thread). Obtained from [`MotionWorld::commands`](crate::MotionWorld::commands).
+///
+/// Every operation is queued and applied after the current callback loop, or at the start of
+/// the next [`update`](crate::MotionWorld::update) when queued outside one. Operations behave
+/// like the world's `try_*` methods: one on a motion that is gone by then does nothing.
+///
+/// ```
+/// use wgpu_tween::{Motion, MotionWorld};
+///
+/// let mut world = MotionWorld::new();
+/// let commands = world.commands();
+/// // Chain a second motion when the first completes.
+/// Motion::new(0.0f32, 1.0, 0.5)
+///     .on_complete(move || {
+///         let _next = Motion::new(1.0f32, 0.0, 0.5).run_deferred(&commands);
+///     })
+///     .run(&mut world)
+///     .unwrap();
+/// world.update(0.6).unwrap(); // completes the first, spawns the second
+/// assert_eq!(world.len(), 1);
+/// ```
+#[derive(Clone)]
+pub struct MotionCommands {
+    pub(crate) world: u32,
+    pub(crate) shared: Arc<Mutex<QueueState>>,
+}
+
+impl MotionCommands {
+    fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn push(&self, command: Command) {
+        self.lock().commands.push(command);
+    }
+
+    /// Queues a built motion and returns its handle now (the slot is reserved at once).
+    pub(crate) fn spawn(&self, motion: BuiltMotion) -> MotionHandle {
+        let mut state = self.lock();
+        let (slot, version) = state.reserve_fresh();
+        let handle = MotionHandle {
+            world: self.world,
+            slot,
+            version,
+        };
+        state.commands.push(Command::Spawn(handle, Box::new(motion)));
+        handle
+    }
+
+    /// Queues [`MotionWorld::try_cancel`](crate::MotionWorld::try_cancel).
+    pub fn cancel(&self, handle: MotionHandle) {
+        self.push(Command::Cancel(handle));
+    }
+
+    /// Queues [`MotionWorld::try_complete`](crate::MotionWorld::try_complete).
+    pub fn complete(&self, handle: MotionHandle) {
+        self.push(Command::Complete(handle));
+    }
+
+    /// Queues [`MotionWorld::set_time`](crate::MotionWorld::set_time).
+    pub fn set_time(&self, handle: MotionHandle, time: f64) {
+        self.push(Command::SetTime(handle, time));
+    }
+
+    /// Queues [`MotionWorld::set_playback_speed`](crate::MotionWorld::set_playback_speed).
+    pub fn set_playback_speed(&self, handle: MotionHandle, speed: f32) {
+        self.push(Command::SetPlaybackSpeed(handle, speed));
+    }
+
+    /// Queues [`MotionWorld::preserve`](crate::MotionWorld::preserve).
+    pub fn preserve(&self, handle: MotionHandle) {
+        self.push(Command::Preserve(handle));
+    }
+
+    /// Queues [`MotionWorld::clear`](crate::MotionWorld::clear). Commands queued before it are
+    /// applied first; those queued after it apply to the cleared world.
+    pub fn clear(&self) {
+        self.push(Command::Clear);
+    }
+}
+
+impl std::fmt::Debug for MotionCommands {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MotionCommands")
+            .field("world", &self.world)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,149 @@
+//! Predicted events: a min-heap per time kind of the world time at which a motion's next
+//! completion or loop boundary falls. Per update only due entries are touched, so the
+//! bookkeeping is O(events), not O(motions).
+
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// A heap entry. `seq` and `stamp` must match the slot's current motion (sequence numbers
+/// are never reused) and its event stamp, which rises on every re-anchor and on removal;
+/// other entries are stale and dropped when popped.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Event {
+    /// World time (of the motion's kind) at or after which to look at the motion.
+    pub key: f64,
+    pub seq: u64,
+    pub slot: u32,
+    pub stamp: u32,
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Event {}
+impl PartialOrd for Event {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Event {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key
+            .total_cmp(&other.key)
+            .then(self.seq.cmp(&other.seq))
+    }
+}
+
+/// A motion due for a visit this update.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Due {
+    pub seq: u64,
+    pub slot: u32,
+}
+
+/// One heap per time kind.
+#[derive(Default)]
+pub(crate) struct EventQueue {
+    heaps: [BinaryHeap<Reverse<Event>>; 3],
+}
+
+impl EventQueue {
+    pub fn push(&mut self, kind: usize, event: Event) {
+        self.heaps[kind].push(Reverse(event));
+    }
+
+    /// Pops every entry due at `now[kind]` whose stamp is current into `due`.
+    pub fn pop_due(
+        &mut self,
+        now: &[f64; 3],
+        is_current: impl Fn(u32, u64, u32) -> bool,
+        due: &mut Vec<Due>,
+    ) {
+        for (heap, &w) in self.heaps.iter_mut().zip(now) {
+            while let Some(Reverse(top)) = heap.peek() {
+                if top.key > w {
+                    break;
+                }
+                let event = *top;
+                heap.pop();
+                if is_current(event.slot, event.seq, event.stamp) {
+                    due.push(Due {
+                        seq: event.seq,
+                        slot: event.slot,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Total entries, stale ones included.
+    pub fn len(&self) -> usize {
+        self.heaps.iter().map(BinaryHeap::len).sum()
+    }
+
+    /// Drops stale entries (re-anchored motions leave their old entry behind) and releases
+    /// memory; O(entries), so call it only when stale entries dominate.
+    pub fn purge(&mut self, is_current: impl Fn(u32, u64, u32) -> bool) {
+        for heap in &mut self.heaps {
+            heap.retain(|Reverse(e)| is_current(e.slot, e.seq, e.stamp));
+            if heap.capacity() > 64 && heap.len() * 4 < heap.capacity() {
+                heap.shrink_to(heap.len() * 2);
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        for heap in &mut self.heaps {
+            heap.clear();
+            heap.shrink_to(0);
+        }
+    }
+}
+
+/// The world time at which a motion with clock `time` now, anchored by `base` and `speed`,
+/// next needs a visit: its completion, or with a loop callback its next loop boundary.
+/// `None` when the clock never gets there (speed ≤ 0, or infinite loops without a loop
+/// callback). The key is biased slightly early: a visit that comes too early finds no
+/// transition and reschedules, while one that came late would fire a callback a frame late.
+pub(crate) fn next_event_key(
+    row: &crate::row::MotionRow,
+    time: f64,
+    completed_loops: u32,
+    completed: bool,
+    wants_loops: bool,
+) -> Option<f64> {
+    if row.speed <= 0.0 || completed {
+        return None;
+    }
+    let infinite = row.loops < 0;
+    if infinite && !wants_loops {
+        return None;
+    }
+    let duration = f64::from(row.duration);
+    let delay = f64::from(row.delay);
+    let every_loop = row.delay_type() == crate::settings::DelayType::EveryLoop;
+    // Clock value of the boundary where `completed_loops` next rises (or the motion completes).
+    let boundary = if duration <= 0.0 {
+        if !every_loop || delay == 0.0 {
+            delay // completes just after T = d
+        } else {
+            delay * f64::from(completed_loops + 1)
+        }
+    } else if every_loop {
+        (duration + delay) * f64::from(completed_loops + 1)
+    } else {
+        delay + duration * f64::from(completed_loops + 1)
+    };
+    let boundary = if wants_loops || infinite {
+        boundary
+    } else {
+        row.total_duration()
+    };
+    let speed = f64::from(row.speed);
+    let key = row.base() + boundary / speed;
+    // If the boundary is already behind the clock (rounding right at it), look next update.
+    let key = if boundary <= time { f64::NEG_INFINITY } else { key };
+    Some(key - (key.abs() + (boundary / speed).abs()) * 4.0 * f64::EPSILON)
+}

@@ -1,0 +1,263 @@
+//! Handle operations (SEMANTICS.md §7). All O(1): none evaluates any other motion.
+
+use super::{binds_at, MotionWorld};
+use crate::cpu::{progress, Progress};
+use crate::error::MotionError;
+use crate::handle::MotionHandle;
+use crate::row::MotionRow;
+use crate::settings::MotionStatus;
+use crate::value::{lerp_lanes, Animatable};
+
+impl MotionWorld {
+    /// `(slot, row)` of a live motion, or why there is none.
+    fn live(&self, h: MotionHandle) -> Result<(u32, u32), MotionError> {
+        if h.world != self.id {
+            return Err(if h.is_none() {
+                MotionError::Destroyed(h)
+            } else {
+                MotionError::WrongWorld(h)
+            });
+        }
+        match self.slots.get(h.slot, h.version) {
+            Some(slot) if !self.meta[h.slot as usize].pending_removal => Ok((h.slot, slot.row)),
+            _ => Err(MotionError::Destroyed(h)),
+        }
+    }
+
+    fn row(&self, h: MotionHandle) -> Result<&MotionRow, MotionError> {
+        let (_, row) = self.live(h)?;
+        Ok(&self.rows.rows[row as usize])
+    }
+
+    /// The motion's clock and its evaluation now.
+    fn evaluate_now(&self, row: &MotionRow) -> (f64, Progress) {
+        let time = row.clock(self.clocks.now[row.time_kind() as usize]);
+        (time, progress(row, time))
+    }
+
+    /// Whether the handle was issued by this world (it may have finished since).
+    #[must_use]
+    pub fn is_valid(&self, h: MotionHandle) -> bool {
+        h.world == self.id && (h.slot as usize) < self.slots.slots.len().max(h.slot as usize + 1)
+    }
+
+    /// Whether the motion exists: not finished, not cancelled (a preserved motion that has
+    /// completed is still active until cancelled).
+    #[must_use]
+    pub fn is_active(&self, h: MotionHandle) -> bool {
+        self.live(h).is_ok()
+    }
+
+    /// Whether the motion exists and has not completed (Scheduled, Delayed or Playing).
+    #[must_use]
+    pub fn is_playing(&self, h: MotionHandle) -> bool {
+        matches!(
+            self.status(h),
+            Ok(MotionStatus::Scheduled | MotionStatus::Delayed | MotionStatus::Playing)
+        )
+    }
+
+    /// The motion's status now: Scheduled until the first update after its creation, then
+    /// Delayed, Playing or Completed.
+    pub fn status(&self, h: MotionHandle) -> Result<MotionStatus, MotionError> {
+        let (slot, row) = self.live(h)?;
+        let meta = &self.meta[slot as usize];
+        if meta.birth_update == self.updates && !meta.touched {
+            return Ok(MotionStatus::Scheduled);
+        }
+        Ok(self.evaluate_now(&self.rows.rows[row as usize]).1.status)
+    }
+
+    /// The motion clock now, seconds (delay included; negative speeds can make it negative).
+    pub fn time(&self, h: MotionHandle) -> Result<f64, MotionError> {
+        let row = self.row(h)?;
+        Ok(self.evaluate_now(row).0)
+    }
+
+    /// Loops completed so far.
+    pub fn completed_loops(&self, h: MotionHandle) -> Result<u32, MotionError> {
+        let row = self.row(h)?;
+        Ok(self.evaluate_now(row).1.completed_loops)
+    }
+
+    /// Eased progress now (after the loop type; the `p` the value is interpolated with).
+    pub fn progress(&self, h: MotionHandle) -> Result<f32, MotionError> {
+        let row = self.row(h)?;
+        Ok(self.evaluate_now(row).1.eased)
+    }
+
+    /// Duration of one loop, seconds.
+    pub fn duration(&self, h: MotionHandle) -> Result<f32, MotionError> {
+        Ok(self.row(h)?.duration)
+    }
+
+    /// Total duration with delays and loops, seconds; `f64::INFINITY` for infinite loops.
+    pub fn total_duration(&self, h: MotionHandle) -> Result<f64, MotionError> {
+        Ok(self.row(h)?.total_duration())
+    }
+
+    /// The playback speed.
+    pub fn playback_speed(&self, h: MotionHandle) -> Result<f32, MotionError> {
+        Ok(self.row(h)?.speed)
+    }
+
+    /// The motion's value now, computed on the CPU from its anchor (whatever the executor).
+    /// `T` must have the motion's lane layout, else [`MotionError::TypeMismatch`].
+    pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
+        let (_, row_index) = self.live(h)?;
+        let row = &self.rows.rows[row_index as usize];
+        if row.lane_count() != T::LANES || row.flags >> crate::row::FLAG_ADAPTER_SHIFT & 0xf != T::ADAPTER as u32 {
+            return Err(MotionError::TypeMismatch(h));
+        }
+        let p = self.evaluate_now(row).1.eased;
+        Ok(T::from_lanes(lerp_lanes(
+            self.rows.pairs(row_index),
+            row.lane_count(),
+            p,
+        )))
+    }
+
+    /// Keeps the motion after it completes (see [`Motion::preserve`](crate::Motion::preserve)).
+    pub fn preserve(&mut self, h: MotionHandle) -> Result<(), MotionError> {
+        let (slot, _) = self.live(h)?;
+        self.meta[slot as usize].options.preserve = true;
+        Ok(())
+    }
+
+    /// Jumps to the motion's end: clock at the total duration, status Completed, completed
+    /// loops `L`; binds once with the end value, fires loop-complete (if the count rose) then
+    /// complete. Not for infinite loops, nor twice on a preserved motion.
+    pub fn complete(&mut self, h: MotionHandle) -> Result<(), MotionError> {
+        let result = self.complete_inner(h);
+        self.settle();
+        result
+    }
+
+    /// [`complete`](Self::complete), returning whether it happened.
+    pub fn try_complete(&mut self, h: MotionHandle) -> bool {
+        self.complete(h).is_ok()
+    }
+
+    /// Cancels the motion: no bind, the cancel callback fires, the handle becomes inactive.
+    pub fn cancel(&mut self, h: MotionHandle) -> Result<(), MotionError> {
+        let result = self.cancel_inner(h);
+        self.settle();
+        result
+    }
+
+    /// [`cancel`](Self::cancel), returning whether it happened.
+    pub fn try_cancel(&mut self, h: MotionHandle) -> bool {
+        self.cancel(h).is_ok()
+    }
+
+    /// Sets the motion clock to `time` (delay included) at once: binds the value there and
+    /// fires the callbacks of the step, by the rules of an update.
+    pub fn set_time(&mut self, h: MotionHandle, time: f64) -> Result<(), MotionError> {
+        let result = self.set_time_inner(h, time);
+        self.settle();
+        result
+    }
+
+    /// Changes the playback speed from now on (the clock keeps its current value).
+    pub fn set_playback_speed(&mut self, h: MotionHandle, speed: f32) -> Result<(), MotionError> {
+        let result = self.set_playback_speed_inner(h, speed);
+        self.settle();
+        result
+    }
+
+    pub(super) fn cancel_inner(&mut self, h: MotionHandle) -> Result<(), MotionError> {
+        let (slot, _) = self.live(h)?;
+        self.cancel_slot(slot);
+        Ok(())
+    }
+
+    pub(super) fn complete_inner(&mut self, h: MotionHandle) -> Result<(), MotionError> {
+        let (slot, row_index) = self.live(h)?;
+        let mut row = self.rows.rows[row_index as usize];
+        if row.loops < 0 {
+            return Err(MotionError::InfiniteLoops(h));
+        }
+        let w = self.clocks.now[row.time_kind() as usize];
+        let (_, prev) = self.evaluate_now(&row);
+        if prev.is_completed() {
+            return Err(MotionError::AlreadyCompleted(h));
+        }
+        // The total duration, nudged up where the formula needs to be strictly past it
+        // (zero duration) or rounding lands a hair short of the last boundary.
+        let mut end = row.total_duration();
+        let mut now = prev;
+        for _ in 0..64 {
+            row.anchor(w, end);
+            now = progress(&row, row.clock(w));
+            if now.is_completed() {
+                break;
+            }
+            end = (end + f64::EPSILON * end.abs().max(1.0) * 4.0).next_up();
+        }
+        self.reanchored(slot, row_index, row);
+        self.meta[slot as usize].touched = true;
+        let value = self.meta[slot as usize]
+            .has_bind
+            .then(|| lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased));
+        if self.fire(slot, &prev, &now, value.as_ref()) {
+            self.schedule(slot, row_index, row.clock(w));
+        }
+        Ok(())
+    }
+
+    pub(super) fn set_time_inner(&mut self, h: MotionHandle, time: f64) -> Result<(), MotionError> {
+        let (slot, row_index) = self.live(h)?;
+        if !time.is_finite() {
+            return Err(MotionError::InvalidArgument {
+                handle: h,
+                what: "time",
+                value: time,
+            });
+        }
+        let mut row = self.rows.rows[row_index as usize];
+        let w = self.clocks.now[row.time_kind() as usize];
+        let (_, prev) = self.evaluate_now(&row);
+        row.anchor(w, time);
+        self.reanchored(slot, row_index, row);
+        self.meta[slot as usize].touched = true;
+        let clock = row.clock(w);
+        let now = progress(&row, clock);
+        let meta = self.meta[slot as usize];
+        let value = (meta.has_bind && binds_at(now.status, &meta.options))
+            .then(|| lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased));
+        if self.fire(slot, &prev, &now, value.as_ref()) {
+            self.schedule(slot, row_index, clock);
+        }
+        Ok(())
+    }
+
+    pub(super) fn set_playback_speed_inner(
+        &mut self,
+        h: MotionHandle,
+        speed: f32,
+    ) -> Result<(), MotionError> {
+        let (slot, row_index) = self.live(h)?;
+        if !speed.is_finite() {
+            return Err(MotionError::InvalidArgument {
+                handle: h,
+                what: "playback speed",
+                value: f64::from(speed),
+            });
+        }
+        let mut row = self.rows.rows[row_index as usize];
+        let w = self.clocks.now[row.time_kind() as usize];
+        let time = row.clock(w);
+        row.speed = speed;
+        row.anchor(w, time);
+        self.reanchored(slot, row_index, row);
+        self.schedule(slot, row_index, row.clock(w));
+        Ok(())
+    }
+
+    /// Stores a re-anchored row and makes the motion's pending heap entries stale.
+    fn reanchored(&mut self, slot: u32, row_index: u32, row: MotionRow) {
+        self.rows.rows[row_index as usize] = row;
+        let meta = &mut self.meta[slot as usize];
+        meta.stamp = meta.stamp.wrapping_add(1);
+    }
+}

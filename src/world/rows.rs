@@ -1,0 +1,126 @@
+//! Dense motion rows: struct-of-arrays columns indexed by row, removed by swap-remove.
+//!
+//! Columns rather than one wide struct so that the executor reads only what a motion uses:
+//! a one-lane `f32` motion touches the 32-byte row, one 8-byte lane pair and one 4-byte
+//! output, never the other lanes' columns.
+
+use crate::row::MotionRow;
+use crate::value::Lanes;
+
+/// Smallest capacity kept when shrinking.
+const MIN_CAPACITY: usize = 64;
+
+#[derive(Default)]
+pub(crate) struct Rows {
+    /// Timing and settings per row (GPU-mirrored as-is).
+    pub rows: Vec<MotionRow>,
+    /// `(from, to)` per lane per row.
+    pub lanes: [Vec<[f32; 2]>; 4],
+    /// The executor's output per lane per row.
+    pub outputs: [Vec<f32>; 4],
+    /// The slot that owns each row.
+    pub slot_of: Vec<u32>,
+}
+
+impl Rows {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Appends a row; returns its index.
+    pub fn push(&mut self, row: MotionRow, pairs: [[f32; 2]; 4], slot: u32) -> u32 {
+        let index = self.rows.len() as u32;
+        self.rows.push(row);
+        for (column, pair) in self.lanes.iter_mut().zip(pairs) {
+            column.push(pair);
+        }
+        for column in &mut self.outputs {
+            column.push(0.0);
+        }
+        self.slot_of.push(slot);
+        index
+    }
+
+    /// Removes row `index` by moving the last row into it. Returns the slot of the moved
+    /// row, whose slot entry must be pointed at `index`.
+    pub fn swap_remove(&mut self, index: u32) -> Option<u32> {
+        let i = index as usize;
+        self.rows.swap_remove(i);
+        for column in &mut self.lanes {
+            column.swap_remove(i);
+        }
+        for column in &mut self.outputs {
+            column.swap_remove(i);
+        }
+        self.slot_of.swap_remove(i);
+        self.slot_of.get(i).copied()
+    }
+
+    /// The `(from, to)` pairs of a row.
+    #[inline]
+    pub fn pairs(&self, index: u32) -> [[f32; 2]; 4] {
+        let i = index as usize;
+        [
+            self.lanes[0][i],
+            self.lanes[1][i],
+            self.lanes[2][i],
+            self.lanes[3][i],
+        ]
+    }
+
+    /// The executor's last output for a row.
+    #[inline]
+    pub fn output(&self, index: u32) -> Lanes {
+        let i = index as usize;
+        [
+            self.outputs[0][i],
+            self.outputs[1][i],
+            self.outputs[2][i],
+            self.outputs[3][i],
+        ]
+    }
+
+    /// Shrinks with hysteresis: only when a quarter or less of the capacity is used, and
+    /// then to twice the length, so a world oscillating around a size never reallocates.
+    pub fn shrink_if_sparse(&mut self) {
+        let cap = self.rows.capacity();
+        if cap > MIN_CAPACITY && self.rows.len() * 4 <= cap {
+            let target = (self.rows.len() * 2).max(MIN_CAPACITY);
+            self.rows.shrink_to(target);
+            for column in &mut self.lanes {
+                column.shrink_to(target);
+            }
+            for column in &mut self.outputs {
+                column.shrink_to(target);
+            }
+            self.slot_of.shrink_to(target);
+        }
+    }
+
+    pub fn reserve(&mut self, additional: usize) {
+        self.rows.reserve(additional);
+        for column in &mut self.lanes {
+            column.reserve(additional);
+        }
+        for column in &mut self.outputs {
+            column.reserve(additional);
+        }
+        self.slot_of.reserve(additional);
+    }
+
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        for column in &mut self.lanes {
+            column.clear();
+        }
+        for column in &mut self.outputs {
+            column.clear();
+        }
+        self.slot_of.clear();
+        self.shrink_if_sparse();
+    }
+
+    /// Bytes per row held in memory (all columns).
+    pub const BYTES_PER_ROW: usize = std::mem::size_of::<MotionRow>() + 4 * 8 + 4 * 4 + 4;
+}

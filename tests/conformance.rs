@@ -1,0 +1,195 @@
+//! Runs the shared conformance vectors (`eases.json`, `motions.json`) on every executor and
+//! prints one line per failing case with its first differing frame.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use wgpu_tween::{DelayType, Ease, LoopType, Motion, MotionStatus, MotionWorld};
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("expected a number, got {v}"))
+}
+
+#[test]
+fn eases_match_vectors() {
+    let data = common::load("eases.json");
+    let mut failures = Vec::new();
+    let cases = data["cases"].as_array().expect("cases");
+    for case in cases {
+        let name = case["ease"].as_str().expect("ease name");
+        let ease: Ease = name.parse().unwrap_or_else(|e| panic!("{e}"));
+        for sample in case["samples"].as_array().expect("samples") {
+            let (x, y) = (f(&sample[0]) as f32, f(&sample[1]) as f32);
+            let got = ease.evaluate(x);
+            if (got - y).abs() > 1e-5 {
+                failures.push(format!("{name}: at x = {x} expected {y}, got {got}"));
+                break;
+            }
+        }
+    }
+    for line in &failures {
+        println!("FAIL {line}");
+    }
+    assert!(cases.len() >= 31, "expected every ease, got {} cases", cases.len());
+    assert!(failures.is_empty(), "{} of {} ease cases failed", failures.len(), cases.len());
+}
+
+#[derive(Default)]
+struct Record {
+    bound: Option<f32>,
+    events: Vec<String>,
+}
+
+fn status_name(s: MotionStatus) -> &'static str {
+    match s {
+        MotionStatus::Scheduled => "Scheduled",
+        MotionStatus::Delayed => "Delayed",
+        MotionStatus::Playing => "Playing",
+        MotionStatus::Completed => "Completed",
+        MotionStatus::Canceled => "Canceled",
+    }
+}
+
+/// Runs one motion case; returns the first mismatch.
+fn run_case(case: &Value) -> Result<(), String> {
+    let m = &case["motion"];
+    let (from, to) = (f(&m["from"]) as f32, f(&m["to"]) as f32);
+    let loops = m["loops"].as_i64().expect("loops") as i32;
+    let preserve = m["preserve"].as_bool().expect("preserve");
+    let delay_type = match m["delay_type"].as_str() {
+        Some("FirstLoop") => DelayType::FirstLoop,
+        Some("EveryLoop") => DelayType::EveryLoop,
+        other => panic!("unknown delay type {other:?}"),
+    };
+    let loop_type = match m["loop_type"].as_str() {
+        Some("Restart") => LoopType::Restart,
+        Some("Flip") => LoopType::Flip,
+        Some("Incremental") => LoopType::Incremental,
+        Some("Yoyo") => LoopType::Yoyo,
+        other => panic!("unknown loop type {other:?}"),
+    };
+    let ease: Ease = m["ease"].as_str().expect("ease").parse().map_err(|e| format!("{e}"))?;
+
+    let record = Arc::new(Mutex::new(Record::default()));
+    let (r1, r2, r3, r4) = (record.clone(), record.clone(), record.clone(), record.clone());
+    let mut world = MotionWorld::new();
+    let mut motion = Motion::new(from, to, f(&m["duration"]) as f32)
+        .ease(ease)
+        .delay_with(
+            f(&m["delay"]) as f32,
+            delay_type,
+            m["skip_values_during_delay"].as_bool().expect("skip"),
+        )
+        .loops(loops, loop_type)
+        .playback_speed(f(&m["playback_speed"]) as f32)
+        .immediate_bind(false)
+        .on_complete(move || r1.lock().unwrap().events.push("complete".into()))
+        .on_cancel(move || r2.lock().unwrap().events.push("cancel".into()))
+        .on_loop_complete(move |n| r3.lock().unwrap().events.push(format!("loop:{n}")));
+    if preserve {
+        motion = motion.preserve();
+    }
+    let handle = motion
+        .bind(&mut world, move |v| r4.lock().unwrap().bound = Some(v))
+        .map_err(|e| format!("build failed: {e}"))?;
+    let value_tol = 1e-4 * f64::max(1.0, (f64::from(to) - f64::from(from)).abs());
+
+    for (i, frame) in case["frames"].as_array().expect("frames").iter().enumerate() {
+        *record.lock().unwrap() = Record::default();
+        let op = frame.get("op").and_then(Value::as_str);
+        match op {
+            None => world.update(f(&frame["dt"])).map_err(|e| format!("frame {i}: {e}"))?,
+            Some("complete") => world.complete(handle).map_err(|e| format!("frame {i}: {e}"))?,
+            Some("cancel") => world.cancel(handle).map_err(|e| format!("frame {i}: {e}"))?,
+            Some(other) => panic!("unknown op {other}"),
+        }
+        let rec = std::mem::take(&mut *record.lock().unwrap());
+        let fail = |what: String| Err(format!("frame {i} ({}): {what}", op.unwrap_or("update")));
+
+        let expected_events: Vec<&str> = frame["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .map(|e| e.as_str().expect("event"))
+            .collect();
+        if rec.events != expected_events {
+            return fail(format!("events {:?}, expected {expected_events:?}", rec.events));
+        }
+
+        let expected_status = frame["status"].as_str().expect("status");
+        let active = world.is_active(handle);
+        let finished = expected_status == "Canceled" || (expected_status == "Completed" && !preserve);
+        let status = if active {
+            status_name(world.status(handle).map_err(|e| e.to_string())?)
+        } else if rec.events.iter().any(|e| e == "cancel") {
+            "Canceled"
+        } else if rec.events.iter().any(|e| e == "complete") {
+            "Completed"
+        } else {
+            "gone"
+        };
+        if status != expected_status {
+            return fail(format!("status {status}, expected {expected_status}"));
+        }
+        if finished {
+            if active {
+                return fail("handle still active after the motion finished".into());
+            }
+            if rec.bound.is_some() != frame["bound"].as_bool().unwrap_or(false) {
+                return fail(format!("bound {:?}, expected {}", rec.bound, frame["bound"]));
+            }
+            if let (Some(got), Some(want)) = (rec.bound, frame["value"].as_f64()) {
+                if (f64::from(got) - want).abs() > value_tol {
+                    return fail(format!("value {got}, expected {want}"));
+                }
+            }
+            return Ok(());
+        }
+
+        let loops_now = world.completed_loops(handle).map_err(|e| e.to_string())?;
+        let want_loops = frame["completed_loops"].as_u64().expect("completed_loops") as u32;
+        if loops_now != want_loops {
+            return fail(format!("completed_loops {loops_now}, expected {want_loops}"));
+        }
+        let progress = world.progress(handle).map_err(|e| e.to_string())?;
+        let want_progress = f(&frame["progress"]);
+        if (f64::from(progress) - want_progress).abs() > 1e-4 {
+            return fail(format!("progress {progress}, expected {want_progress}"));
+        }
+        if let Some(want_time) = frame.get("time").and_then(Value::as_f64) {
+            let time = world.time(handle).map_err(|e| e.to_string())?;
+            if (time - want_time).abs() > 1e-5 {
+                return fail(format!("time {time}, expected {want_time}"));
+            }
+        }
+        let want_bound = frame["bound"].as_bool().expect("bound");
+        if rec.bound.is_some() != want_bound {
+            return fail(format!("bound {:?}, expected {want_bound}", rec.bound));
+        }
+        if let (Some(got), Some(want)) = (rec.bound, frame["value"].as_f64()) {
+            if (f64::from(got) - want).abs() > value_tol {
+                return fail(format!("value {got}, expected {want}"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn motions_match_vectors() {
+    let data = common::load("motions.json");
+    let cases = data["cases"].as_array().expect("cases");
+    for executor in common::executors() {
+        let mut failures = 0;
+        for case in cases {
+            if let Err(why) = run_case(case) {
+                failures += 1;
+                println!("FAIL [{executor}] {}: {why}", case["name"].as_str().unwrap_or("?"));
+            }
+        }
+        println!("[{executor}] {} of {} motion cases passed", cases.len() - failures, cases.len());
+        assert_eq!(failures, 0, "[{executor}] {failures} motion cases failed (see the FAIL lines)");
+    }
+}
