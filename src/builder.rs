@@ -69,7 +69,7 @@ pub(crate) struct BuiltMotion {
 
 impl<T: Animatable> Motion<T> {
     /// A motion from `from` to `to` over `duration` seconds: linear, one loop, no delay,
-    /// speed 1, scaled time, immediate bind on.
+    /// speed 1, scaled time, immediate bind on, nothing skipped.
     pub fn new(from: T, to: T, duration: f32) -> Self {
         Self {
             from,
@@ -78,7 +78,9 @@ impl<T: Animatable> Motion<T> {
             ease: Ease::Linear,
             delay: 0.0,
             delay_type: DelayType::FirstLoop,
-            skip_values_during_delay: true,
+            // Without a delay nothing is skipped (SEMANTICS.md §6): a negative clock is
+            // Delayed too, and its bind still receives the start value.
+            skip_values_during_delay: false,
             loops: 1,
             loop_type: LoopType::Restart,
             time_kind: TimeKind::Scaled,
@@ -278,7 +280,6 @@ impl<T: Animatable> Motion<T> {
             options: MotionOptions {
                 preserve: self.preserve,
                 cancel_on_error: self.cancel_on_error,
-                // Without a delay nothing is skipped (SEMANTICS.md §6).
                 skip_values_during_delay: self.skip_values_during_delay,
                 immediate_bind: self.immediate_bind,
             },

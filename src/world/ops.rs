@@ -35,10 +35,11 @@ impl MotionWorld {
         (time, progress(row, time))
     }
 
-    /// Whether the handle was issued by this world (it may have finished since).
+    /// Whether the handle was issued by this world. It may have finished since: use
+    /// [`is_active`](Self::is_active) to ask whether the motion still exists.
     #[must_use]
     pub fn is_valid(&self, h: MotionHandle) -> bool {
-        h.world == self.id && (h.slot as usize) < self.slots.slots.len().max(h.slot as usize + 1)
+        h.world == self.id
     }
 
     /// Whether the motion exists: not finished, not cancelled (a preserved motion that has

@@ -120,7 +120,4 @@ impl Rows {
         self.slot_of.clear();
         self.shrink_if_sparse();
     }
-
-    /// Bytes per row held in memory (all columns).
-    pub const BYTES_PER_ROW: usize = std::mem::size_of::<MotionRow>() + 4 * 8 + 4 * 4 + 4;
 }
