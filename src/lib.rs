@@ -37,10 +37,12 @@
 
 #![warn(missing_docs)]
 
+pub mod baseline;
 mod builder;
 pub mod cpu;
 mod ease;
 mod error;
+pub mod gpu;
 mod handle;
 mod row;
 mod settings;
@@ -55,4 +57,4 @@ pub use row::MotionRow;
 pub use settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use value::{AdapterKind, Animatable, Lanes};
 pub use world::callbacks::{CallbackError, CallbackKind};
-pub use world::{MotionCommands, MotionWorld, TimeDeltas};
+pub use world::{Executor, MotionCommands, MotionWorld, TimeDeltas};

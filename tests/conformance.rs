@@ -6,17 +6,52 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use wgpu_tween::{DelayType, Ease, LoopType, Motion, MotionStatus, MotionWorld};
+use wgpu_tween::{DelayType, Ease, LoopType, Motion, MotionStatus};
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("expected a number, got {v}"))
 }
 
+/// Samples every ease case through an executor: one frozen motion per sample (from 0 to 1
+/// over 1 s, clock set to x), evaluated by one update; returns the first mismatch per case.
+fn ease_failures(exec: &common::Exec, cases: &[Value]) -> Vec<String> {
+    let mut world = exec.world();
+    let mut probes = Vec::new();
+    for case in cases {
+        let name = case["ease"].as_str().expect("ease name");
+        let ease: Ease = name.parse().unwrap_or_else(|e| panic!("{e}"));
+        for sample in case["samples"].as_array().expect("samples") {
+            let (x, y) = (f(&sample[0]), f(&sample[1]));
+            let seen = Arc::new(Mutex::new(f32::NAN));
+            let sink = Arc::clone(&seen);
+            let h = Motion::new(0.0f32, 1.0, 1.0)
+                .ease(ease)
+                .playback_speed(0.0)
+                .immediate_bind(false)
+                .bind(&mut world, move |v| *sink.lock().unwrap() = v)
+                .expect("motion");
+            world.set_time(h, x).expect("set_time");
+            probes.push((name, x, y, seen));
+        }
+    }
+    world.update(0.0).expect("update");
+    let mut failures = Vec::new();
+    for (name, x, y, seen) in probes {
+        let got = *seen.lock().unwrap();
+        if !((f64::from(got) - y).abs() <= 1e-5) && !failures.iter().any(|f: &String| f.starts_with(name)) {
+            failures.push(format!("{name}: at x = {x} expected {y}, got {got}"));
+        }
+    }
+    failures
+}
+
 #[test]
 fn eases_match_vectors() {
     let data = common::load("eases.json");
-    let mut failures = Vec::new();
     let cases = data["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 31, "expected every ease, got {} cases", cases.len());
+    // The ease functions themselves.
+    let mut failures = Vec::new();
     for case in cases {
         let name = case["ease"].as_str().expect("ease name");
         let ease: Ease = name.parse().unwrap_or_else(|e| panic!("{e}"));
@@ -24,16 +59,21 @@ fn eases_match_vectors() {
             let (x, y) = (f(&sample[0]) as f32, f(&sample[1]) as f32);
             let got = ease.evaluate(x);
             if (got - y).abs() > 1e-5 {
-                failures.push(format!("{name}: at x = {x} expected {y}, got {got}"));
+                failures.push(format!("[Ease::evaluate] {name}: at x = {x} expected {y}, got {got}"));
                 break;
             }
+        }
+    }
+    // And through every executor.
+    for exec in common::executors() {
+        for line in ease_failures(&exec, cases) {
+            failures.push(format!("[{}] {line}", exec.name()));
         }
     }
     for line in &failures {
         println!("FAIL {line}");
     }
-    assert!(cases.len() >= 31, "expected every ease, got {} cases", cases.len());
-    assert!(failures.is_empty(), "{} of {} ease cases failed", failures.len(), cases.len());
+    assert!(failures.is_empty(), "{} ease cases failed", failures.len());
 }
 
 #[derive(Default)]
@@ -53,7 +93,7 @@ fn status_name(s: MotionStatus) -> &'static str {
 }
 
 /// Runs one motion case; returns the first mismatch.
-fn run_case(case: &Value) -> Result<(), String> {
+fn run_case(exec: &common::Exec, case: &Value) -> Result<(), String> {
     let m = &case["motion"];
     let (from, to) = (f(&m["from"]) as f32, f(&m["to"]) as f32);
     let loops = m["loops"].as_i64().expect("loops") as i32;
@@ -74,7 +114,7 @@ fn run_case(case: &Value) -> Result<(), String> {
 
     let record = Arc::new(Mutex::new(Record::default()));
     let (r1, r2, r3, r4) = (record.clone(), record.clone(), record.clone(), record.clone());
-    let mut world = MotionWorld::new();
+    let mut world = exec.world();
     let mut motion = Motion::new(from, to, f(&m["duration"]) as f32)
         .ease(ease)
         .delay_with(
@@ -181,10 +221,11 @@ fn run_case(case: &Value) -> Result<(), String> {
 fn motions_match_vectors() {
     let data = common::load("motions.json");
     let cases = data["cases"].as_array().expect("cases");
-    for executor in common::executors() {
+    for exec in common::executors() {
+        let executor = exec.name();
         let mut failures = 0;
         for case in cases {
-            if let Err(why) = run_case(case) {
+            if let Err(why) = run_case(&exec, case) {
                 failures += 1;
                 println!("FAIL [{executor}] {}: {why}", case["name"].as_str().unwrap_or("?"));
             }

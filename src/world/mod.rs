@@ -20,6 +20,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use crate::builder::{BuiltMotion, MotionOptions};
 use crate::cpu::{progress, CpuExecutor, Progress};
 use crate::error::UpdateError;
+use crate::gpu::executor::{FrameInput, GpuExecutor};
+use crate::gpu::{GpuContext, GpuError, ReadbackMode};
 use crate::handle::MotionHandle;
 use crate::settings::MotionStatus;
 use crate::value::{lerp_lanes, Lanes};
@@ -52,6 +54,20 @@ pub(crate) struct SlotMeta {
     touched: bool,
     /// Finished during the current callback loop; removed right after it.
     pending_removal: bool,
+}
+
+/// Which executor evaluates a world's motions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Executor {
+    /// The GPU when a context is attached and its adapter is a real GPU; the CPU on a
+    /// software adapter (lavapipe, where the CPU executor is faster) or without a context.
+    /// `WGPU_TWEEN_EXECUTOR=cpu|gpu` in the environment overrides this choice.
+    #[default]
+    Auto,
+    /// The CPU executor.
+    Cpu,
+    /// The GPU executor (requires an attached [`GpuContext`]).
+    Gpu,
 }
 
 /// A motion with a bind, in creation order (visited every update).
@@ -98,6 +114,11 @@ pub struct MotionWorld {
     batch: Vec<Command>,
     settling: bool,
     executor: CpuExecutor,
+    gpu: Option<Box<GpuExecutor>>,
+    use_gpu: bool,
+    gpu_error: Option<GpuError>,
+    bound_rows: Vec<u32>,
+    bound_motions: Vec<[u32; 2]>,
     errors: Vec<CallbackError>,
     errors_dropped: u64,
 }
@@ -131,9 +152,128 @@ impl MotionWorld {
             batch: Vec::new(),
             settling: false,
             executor: CpuExecutor::new(),
+            gpu: None,
+            use_gpu: false,
+            gpu_error: None,
+            bound_rows: Vec::new(),
+            bound_motions: Vec::new(),
             errors: Vec::new(),
             errors_dropped: 0,
         }
+    }
+
+    /// An empty world that evaluates on the GPU of `ctx` (by [`Executor::Auto`]'s rule: a
+    /// software adapter still gets the CPU executor; see [`set_executor`](Self::set_executor)).
+    pub fn with_gpu(ctx: GpuContext) -> Result<Self, GpuError> {
+        let mut world = Self::new();
+        world.attach_gpu(ctx)?;
+        Ok(world)
+    }
+
+    /// Attaches a GPU context (building its pipelines) and chooses the executor by
+    /// [`Executor::Auto`].
+    pub fn attach_gpu(&mut self, ctx: GpuContext) -> Result<(), GpuError> {
+        self.gpu = Some(Box::new(GpuExecutor::new(ctx)?));
+        self.set_executor(Executor::Auto)
+    }
+
+    /// The attached GPU context, if any.
+    #[must_use]
+    pub fn gpu_context(&self) -> Option<&GpuContext> {
+        self.gpu.as_deref().map(GpuExecutor::context)
+    }
+
+    /// Chooses the executor. [`Executor::Gpu`] without an attached context is an error
+    /// ([`GpuError::NoAdapter`]); the world stays on the CPU.
+    pub fn set_executor(&mut self, executor: Executor) -> Result<(), GpuError> {
+        let executor = match (executor, std::env::var("WGPU_TWEEN_EXECUTOR").as_deref()) {
+            (Executor::Auto, Ok("cpu")) => Executor::Cpu,
+            (Executor::Auto, Ok("gpu")) => Executor::Gpu,
+            (choice, _) => choice,
+        };
+        let use_gpu = match executor {
+            Executor::Cpu => false,
+            Executor::Gpu => {
+                if self.gpu.is_none() {
+                    return Err(GpuError::NoAdapter(": no GPU context attached".into()));
+                }
+                true
+            }
+            Executor::Auto => self.gpu.as_ref().is_some_and(|g| !g.context().is_software()),
+        };
+        self.use_gpu = use_gpu;
+        self.rows.set_mirrored(use_gpu);
+        Ok(())
+    }
+
+    /// The executor evaluating the motions now ([`Executor::Cpu`] or [`Executor::Gpu`]).
+    #[must_use]
+    pub fn active_executor(&self) -> Executor {
+        if self.use_gpu {
+            Executor::Gpu
+        } else {
+            Executor::Cpu
+        }
+    }
+
+    /// How bound values come back from the GPU executor (default blocking).
+    pub fn set_readback_mode(&mut self, mode: ReadbackMode) {
+        if let Some(gpu) = &mut self.gpu {
+            gpu.set_readback_mode(mode);
+        }
+    }
+
+    /// The readback mode of the GPU executor (blocking when none is attached).
+    #[must_use]
+    pub fn readback_mode(&self) -> ReadbackMode {
+        self.gpu.as_deref().map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
+    }
+
+    /// A GPU failure since the last call, after which the world moved to the CPU executor
+    /// with every motion kept. Reported once.
+    pub fn take_gpu_error(&mut self) -> Option<GpuError> {
+        self.gpu_error.take()
+    }
+
+    /// Row capacity of the GPU mirror (0 without one); for tests and diagnostics.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn gpu_capacity(&self) -> u32 {
+        self.gpu.as_deref().map_or(0, GpuExecutor::capacity)
+    }
+
+    /// Evaluates every row with the active executor. A GPU failure moves the world to the
+    /// CPU executor for good (the rows are the whole truth) and is kept for
+    /// [`take_gpu_error`](Self::take_gpu_error).
+    fn evaluate_rows(&mut self) {
+        if self.use_gpu {
+            if let Some(gpu) = self.gpu.as_deref_mut() {
+                self.bound_rows.clear();
+                self.bound_motions.clear();
+                for entry in &self.bound {
+                    if let Some(slot) = self.slots.get(entry.slot, entry.version) {
+                        self.bound_rows.push(slot.row);
+                        self.bound_motions.push([entry.slot, entry.version]);
+                    }
+                }
+                let input = FrameInput {
+                    now: &self.clocks.now,
+                    bound_rows: &self.bound_rows,
+                    bound_motions: &self.bound_motions,
+                };
+                let slots = &self.slots;
+                match gpu.evaluate(&mut self.rows, &input, |s, v| slots.get(s, v).map(|x| x.row)) {
+                    Ok(()) => return,
+                    Err(error) => {
+                        self.gpu_error = Some(error);
+                        self.gpu = None;
+                        self.use_gpu = false;
+                        self.rows.set_mirrored(false);
+                    }
+                }
+            }
+        }
+        self.executor.evaluate(&mut self.rows, &self.clocks.now);
     }
 
     /// Live motions (preserved completed ones included).
@@ -215,7 +355,7 @@ impl MotionWorld {
         if self.rows.len() == 0 {
             return Ok(());
         }
-        self.executor.evaluate(&mut self.rows, &self.clocks.now);
+        self.evaluate_rows();
 
         self.due.clear();
         let meta = &self.meta;

@@ -257,7 +257,7 @@ impl MotionWorld {
 
     /// Stores a re-anchored row and makes the motion's pending heap entries stale.
     fn reanchored(&mut self, slot: u32, row_index: u32, row: MotionRow) {
-        self.rows.rows[row_index as usize] = row;
+        self.rows.set_row(row_index, row);
         let meta = &mut self.meta[slot as usize];
         meta.stamp = meta.stamp.wrapping_add(1);
     }

@@ -5,7 +5,7 @@
 //! output, never the other lanes' columns.
 
 use crate::row::MotionRow;
-use crate::value::Lanes;
+use crate::value::{lerp_lanes, Lanes};
 
 /// Smallest capacity kept when shrinking.
 const MIN_CAPACITY: usize = 64;
@@ -20,6 +20,46 @@ pub(crate) struct Rows {
     pub outputs: [Vec<f32>; 4],
     /// The slot that owns each row.
     pub slot_of: Vec<u32>,
+    /// Change log for a GPU mirror of the rows (`None` when no mirror is kept).
+    pub mirror: Option<MirrorLog>,
+}
+
+/// What changed in the rows since the GPU mirror was last synchronised.
+///
+/// `origin[i]` names where row `i`'s current content sits in the mirror: `i` itself when in
+/// sync, another pre-sync row when a swap-remove moved it (chains of moves are composed, so a
+/// source is never also a destination), or [`DIRTY`] when only the CPU has it (new or
+/// re-anchored rows). `touched` lists the indices to look at.
+#[derive(Default)]
+pub(crate) struct MirrorLog {
+    origin: Vec<u32>,
+    touched: Vec<u32>,
+}
+
+/// `MirrorLog::origin` of a row the mirror does not have.
+pub(crate) const DIRTY: u32 = u32::MAX;
+
+impl MirrorLog {
+    /// Drains the log: `moves` gets `(dst, src)` row copies within the mirror, `uploads` the
+    /// rows to send from the CPU. Afterwards the mirror is in sync.
+    pub fn drain(&mut self, len: usize, moves: &mut Vec<[u32; 2]>, uploads: &mut Vec<u32>) {
+        for &t in &self.touched {
+            let Some(origin) = self.origin.get_mut(t as usize) else {
+                continue; // removed since
+            };
+            if *origin == t {
+                continue; // in sync, or already handled
+            }
+            if *origin == DIRTY {
+                uploads.push(t);
+            } else {
+                moves.push([t, *origin]);
+            }
+            *origin = t;
+        }
+        self.touched.clear();
+        debug_assert_eq!(self.origin.len(), len);
+    }
 }
 
 impl Rows {
@@ -35,11 +75,36 @@ impl Rows {
         for (column, pair) in self.lanes.iter_mut().zip(pairs) {
             column.push(pair);
         }
-        for column in &mut self.outputs {
-            column.push(0.0);
+        // Outputs start at the value at progress E(0) = 0: what a pipelined readback shows
+        // until the first value of this row comes back.
+        let start = lerp_lanes(pairs, row.lane_count(), 0.0);
+        for (column, value) in self.outputs.iter_mut().zip(start) {
+            column.push(value);
         }
         self.slot_of.push(slot);
+        if let Some(log) = &mut self.mirror {
+            log.origin.push(DIRTY);
+            log.touched.push(index);
+        }
         index
+    }
+
+    /// Replaces a row's timing (re-anchoring).
+    pub fn set_row(&mut self, index: u32, row: MotionRow) {
+        self.rows[index as usize] = row;
+        if let Some(log) = &mut self.mirror {
+            log.origin[index as usize] = DIRTY;
+            log.touched.push(index);
+        }
+    }
+
+    /// Starts (or stops) keeping a change log for a GPU mirror. A new log marks every row
+    /// dirty, so the first sync uploads everything.
+    pub fn set_mirrored(&mut self, on: bool) {
+        self.mirror = on.then(|| MirrorLog {
+            origin: vec![DIRTY; self.rows.len()],
+            touched: (0..self.rows.len() as u32).collect(),
+        });
     }
 
     /// Removes row `index` by moving the last row into it. Returns the slot of the moved
@@ -54,6 +119,12 @@ impl Rows {
             column.swap_remove(i);
         }
         self.slot_of.swap_remove(i);
+        if let Some(log) = &mut self.mirror {
+            log.origin.swap_remove(i);
+            if i < log.origin.len() {
+                log.touched.push(index);
+            }
+        }
         self.slot_of.get(i).copied()
     }
 
@@ -95,6 +166,9 @@ impl Rows {
                 column.shrink_to(target);
             }
             self.slot_of.shrink_to(target);
+            if let Some(log) = &mut self.mirror {
+                log.origin.shrink_to(target);
+            }
         }
     }
 
@@ -118,6 +192,10 @@ impl Rows {
             column.clear();
         }
         self.slot_of.clear();
+        if let Some(log) = &mut self.mirror {
+            log.origin.clear();
+            log.touched.clear();
+        }
         self.shrink_if_sparse();
     }
 }

@@ -3,16 +3,80 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use wgpu_tween::gpu::GpuContext;
+use wgpu_tween::{Executor, MotionWorld};
+
+/// An executor under test.
+#[derive(Clone, Debug)]
+pub enum Exec {
+    Cpu,
+    Gpu(GpuContext),
+}
+
+impl Exec {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Exec::Cpu => "cpu",
+            Exec::Gpu(_) => "gpu",
+        }
+    }
+
+    /// A new world on this executor.
+    pub fn world(&self) -> MotionWorld {
+        match self {
+            Exec::Cpu => MotionWorld::new(),
+            Exec::Gpu(ctx) => {
+                let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+                world.set_executor(Executor::Gpu).expect("GPU executor");
+                world
+            }
+        }
+    }
+}
+
+/// Whether GPU tests must fail rather than skip without an adapter.
+pub fn gpu_required() -> bool {
+    std::env::var("WGPU_TWEEN_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// The shared GPU context, or `None` with a printed reason (a panic when
+/// `WGPU_TWEEN_REQUIRE_GPU=1`).
+pub fn gpu() -> Option<GpuContext> {
+    static CONTEXT: OnceLock<Result<GpuContext, String>> = OnceLock::new();
+    match CONTEXT.get_or_init(|| GpuContext::new().map_err(|e| e.to_string())) {
+        Ok(ctx) => Some(ctx.clone()),
+        Err(why) if gpu_required() => panic!("WGPU_TWEEN_REQUIRE_GPU=1 but no GPU: {why}"),
+        Err(why) => {
+            println!("skipping GPU executor: {why}");
+            None
+        }
+    }
+}
 
 /// Executors a test should run, from `WGPU_TWEEN_EXECUTOR` (`cpu`, `gpu`, `all`; default all
-/// available). Only the CPU executor exists in this build; asking for `gpu` explicitly fails.
-pub fn executors() -> Vec<&'static str> {
-    match std::env::var("WGPU_TWEEN_EXECUTOR").as_deref() {
-        Ok("cpu") => vec!["cpu"],
-        Ok("gpu") => panic!("WGPU_TWEEN_EXECUTOR=gpu, but this build has no GPU executor yet"),
-        Ok("all") | Ok("") | Err(_) => vec!["cpu"],
-        Ok(other) => panic!("WGPU_TWEEN_EXECUTOR must be cpu, gpu or all, got {other:?}"),
+/// available).
+pub fn executors() -> Vec<Exec> {
+    let choice = std::env::var("WGPU_TWEEN_EXECUTOR").unwrap_or_default();
+    let want_cpu = matches!(choice.as_str(), "" | "all" | "cpu");
+    let want_gpu = matches!(choice.as_str(), "" | "all" | "gpu");
+    assert!(
+        want_cpu || want_gpu,
+        "WGPU_TWEEN_EXECUTOR must be cpu, gpu or all, got {choice:?}"
+    );
+    let mut out = Vec::new();
+    if want_cpu {
+        out.push(Exec::Cpu);
     }
+    if want_gpu {
+        match gpu() {
+            Some(ctx) => out.push(Exec::Gpu(ctx)),
+            None if choice == "gpu" => panic!("WGPU_TWEEN_EXECUTOR=gpu but no GPU adapter"),
+            None => {}
+        }
+    }
+    out
 }
 
 /// The conformance vector directory: `WGPU_TWEEN_CONFORMANCE_DIR`, else

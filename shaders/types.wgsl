@@ -1,0 +1,44 @@
+// Shared types of the motion passes.
+//
+// Keep in sync with `MotionRow` in src/row.rs (a test reads this layout back from naga and
+// compares every offset with the Rust struct).
+
+struct MotionRow {
+    // The clock base as an f32 pair (hi + lo): T = (W - base) * speed, or T = base at speed 0.
+    base_hi: f32,
+    base_lo: f32,
+    speed: f32,
+    duration: f32,
+    delay: f32,
+    // -1 = infinite, never 0.
+    loops: i32,
+    // ease 0..8, loop type 8..10, every-loop delay bit 10, time kind 11..13,
+    // lane count - 1 at 13..16, adapter 16..20.
+    flags: u32,
+    params: u32,
+}
+
+// Keep in sync with `GpuFrame` in src/gpu/layout.rs.
+struct Frame {
+    // World time per time kind as (hi, lo) pairs: x/y scaled, z/w unscaled.
+    world_01: vec4<f32>,
+    // x/y realtime; z unused; w unused.
+    world_2: vec4<f32>,
+    // Rows to evaluate.
+    row_count: u32,
+    // Capacity of each lane section in the lane and output buffers.
+    lane_stride: u32,
+    // Workgroups per row of a 2D-folded dispatch.
+    groups_x: u32,
+    _pad: u32,
+}
+
+const FLAG_LOOP_TYPE_SHIFT: u32 = 8u;
+const FLAG_EVERY_LOOP_DELAY: u32 = 1024u;
+const FLAG_TIME_KIND_SHIFT: u32 = 11u;
+const FLAG_LANES_SHIFT: u32 = 13u;
+
+const LOOP_RESTART: u32 = 0u;
+const LOOP_FLIP: u32 = 1u;
+const LOOP_INCREMENTAL: u32 = 2u;
+const LOOP_YOYO: u32 = 3u;

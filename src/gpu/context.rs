@@ -1,0 +1,212 @@
+//! The GPU context: a device and queue, either our own or a renderer's.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::pipelines::Pipelines;
+
+/// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No adapter matched (`WGPU_BACKEND` / `WGPU_ADAPTER_NAME` respected).
+    #[error("no GPU adapter found{0}")]
+    NoAdapter(String),
+    /// The adapter refused to create a device.
+    #[error("requesting a device failed: {0}")]
+    RequestDevice(String),
+    /// A validation error caught by an error scope (a bug in this crate, or a target buffer
+    /// that does not fit its use).
+    #[error("GPU validation error: {0}")]
+    Validation(String),
+    /// An allocation failed.
+    #[error("GPU out of memory: {0}")]
+    OutOfMemory(String),
+    /// The device was lost; every later GPU call fails with this.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// Mapping a readback buffer failed.
+    #[error("mapping a readback buffer failed: {0}")]
+    Map(String),
+    /// A buffer would exceed the device's limits.
+    #[error("{what} needs {needed} bytes, over the device limit of {limit}")]
+    TooLarge {
+        /// The buffer.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// The device limit.
+        limit: u64,
+    },
+}
+
+impl From<wgpu::Error> for GpuError {
+    fn from(error: wgpu::Error) -> Self {
+        match error {
+            wgpu::Error::OutOfMemory { .. } => GpuError::OutOfMemory(error.to_string()),
+            _ => GpuError::Validation(error.to_string()),
+        }
+    }
+}
+
+/// A wgpu device and queue the executor runs on, plus the adapter's description.
+///
+/// Cheap to clone (wgpu handles are reference counted). Create one with
+/// [`GpuContext::new`], or share a renderer's device with [`GpuContext::from_device`].
+#[derive(Clone)]
+pub struct GpuContext {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    lost: Arc<AtomicBool>,
+    /// Built once per context and shared by every world on it.
+    pipelines: Arc<Mutex<Option<Arc<Pipelines>>>>,
+}
+
+impl GpuContext {
+    /// Creates an own device, blocking. Respects `WGPU_BACKEND` (a comma list such as
+    /// `vulkan,metal`) and `WGPU_ADAPTER_NAME` (a substring of the adapter name). Requests
+    /// default limits, raising only the storage buffer sizes, clamped to the adapter.
+    pub fn new() -> Result<Self, GpuError> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// [`new`](Self::new), as a future.
+    pub async fn new_async() -> Result<Self, GpuError> {
+        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let adapter = match std::env::var("WGPU_ADAPTER_NAME") {
+            Ok(wanted) => {
+                let wanted = wanted.to_lowercase();
+                instance
+                    .enumerate_adapters(backends)
+                    .await
+                    .into_iter()
+                    .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
+                    .ok_or_else(|| {
+                        GpuError::NoAdapter(format!(" named like WGPU_ADAPTER_NAME={wanted:?}"))
+                    })?
+            }
+            Err(_) => instance
+                .request_adapter(&wgpu::RequestAdapterOptions {
+                    power_preference: wgpu::PowerPreference::HighPerformance,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| GpuError::NoAdapter(format!(": {e}")))?,
+        };
+        let supported = adapter.limits();
+        let required_limits = wgpu::Limits {
+            max_storage_buffer_binding_size: supported.max_storage_buffer_binding_size,
+            max_buffer_size: supported.max_buffer_size,
+            ..wgpu::Limits::default()
+        }
+        .or_worse_values_from(&supported);
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("wgpu-tween"),
+                required_limits,
+                ..Default::default()
+            })
+            .await
+            .map_err(|e| GpuError::RequestDevice(e.to_string()))?;
+        Ok(Self::from_device(device, queue, adapter.get_info()))
+    }
+
+    /// Uses a device and queue made elsewhere (a renderer's), so targets can write into its
+    /// buffers. `info` is the adapter's description (`adapter.get_info()`).
+    #[must_use]
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let lost = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&lost);
+        device.set_device_lost_callback(move |_reason, _message| {
+            flag.store(true, Ordering::Release);
+        });
+        Self {
+            device,
+            queue,
+            info,
+            lost,
+            pipelines: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The compute pipelines, built on first use.
+    pub(crate) fn pipelines(&self) -> Result<Arc<Pipelines>, GpuError> {
+        let mut cached = self.pipelines.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(p) = cached.as_ref() {
+            return Ok(Arc::clone(p));
+        }
+        let built = Arc::new(self.scoped(|| Pipelines::new(&self.device))?);
+        *cached = Some(Arc::clone(&built));
+        Ok(built)
+    }
+
+    /// The device.
+    #[must_use]
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+
+    /// The queue.
+    #[must_use]
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
+
+    /// The adapter's description.
+    #[must_use]
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// Whether the adapter is a software rasterizer (lavapipe, WARP, SwiftShader), where the
+    /// CPU executor is faster.
+    #[must_use]
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// Whether the device has been lost.
+    #[must_use]
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn check_lost(&self) -> Result<(), GpuError> {
+        if self.is_lost() {
+            Err(GpuError::DeviceLost(format!("{} is gone", self.info.name)))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes; returns the first error.
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, GpuError> {
+        self.check_lost()?;
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        let validation = pollster::block_on(validation.pop());
+        let oom = pollster::block_on(oom.pop());
+        if let Some(e) = oom.or(validation) {
+            return Err(e.into());
+        }
+        self.check_lost()?;
+        Ok(value)
+    }
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("adapter", &self.info.name)
+            .field("device_type", &self.info.device_type)
+            .field("backend", &self.info.backend)
+            .field("lost", &self.is_lost())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,617 @@
+//! The GPU executor: mirrors the rows in storage buffers and evaluates them in one compute
+//! dispatch per update.
+//!
+//! Per update, one command buffer: (1) grow or shrink the table by GPU copy if needed,
+//! (2) apply the frame's row changes (moves from swap-removes, then uploads of new and
+//! re-anchored rows), (3) evaluate every row, (4) gather the values of motions with a CPU bind
+//! and copy them into a readback staging buffer. Two `write_buffer` calls at most: the frame
+//! header (clocks, params, gather list) and, in frames with changes, the changes.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use bytemuck::Zeroable;
+
+use super::context::{GpuContext, GpuError};
+use super::layout::{fold_dispatch, split_f64, ApplyParams, GatherParams, GpuFrame, RowOp};
+use super::pipelines::Pipelines;
+use crate::row::MotionRow;
+use crate::world::rows::Rows;
+
+/// When the values of motions with a CPU bind reach their binds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReadbackMode {
+    /// This update's values, waiting for the GPU each update (default).
+    #[default]
+    Blocking,
+    /// The previous update's values, never waiting: the CPU and GPU overlap.
+    Pipelined,
+}
+
+/// Uniform and storage offsets must be multiples of this (the WebGPU maximum of the limits).
+const ALIGN: u64 = 256;
+/// Header layout: frame, apply params (moves, uploads), gather params; then the gather list.
+const FRAME_OFFSET: u64 = 0;
+const APPLY_MOVES_OFFSET: u64 = 256;
+const APPLY_UPLOADS_OFFSET: u64 = 512;
+const GATHER_OFFSET: u64 = 768;
+const GATHER_LIST_OFFSET: u64 = 1024;
+/// Smallest row capacity of the table.
+const MIN_ROWS: u32 = 1024;
+/// Readback staging buffers in the ring.
+const RING: usize = 3;
+
+const EVALUATE_GROUP: u32 = 256;
+const SMALL_GROUP: u32 = 64;
+
+fn align(x: u64) -> u64 {
+    x.div_ceil(ALIGN) * ALIGN
+}
+
+/// The mirrored rows: timing rows, lane pairs (4 sections of `capacity`), outputs (same).
+struct Table {
+    rows: wgpu::Buffer,
+    lanes: wgpu::Buffer,
+    outputs: wgpu::Buffer,
+    capacity: u32,
+    /// Rows the GPU holds valid content for.
+    len: u32,
+}
+
+/// A readback staging buffer and what it holds.
+struct Staging {
+    buffer: wgpu::Buffer,
+    /// 0 idle, 1 map pending, 2 mapped, 3 map failed.
+    state: Arc<AtomicU8>,
+    /// `(slot, version)` of each gathered motion, in order.
+    motions: Vec<[u32; 2]>,
+}
+
+const IDLE: u8 = 0;
+const PENDING: u8 = 1;
+const MAPPED: u8 = 2;
+const FAILED: u8 = 3;
+
+pub(crate) struct GpuExecutor {
+    ctx: GpuContext,
+    pipelines: Arc<Pipelines>,
+    table: Option<Table>,
+    header: wgpu::Buffer,
+    gather_capacity: u32,
+    changes: Option<wgpu::Buffer>,
+    gathered: Option<wgpu::Buffer>,
+    ring: Vec<Staging>,
+    next_staging: usize,
+    evaluate_group: Option<wgpu::BindGroup>,
+    gather_group: Option<wgpu::BindGroup>,
+    mode: ReadbackMode,
+    max_per_axis: u32,
+    max_binding: u64,
+    // Scratch reused every frame.
+    moves: Vec<[u32; 2]>,
+    uploads: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+/// What the world hands the executor for one update.
+pub(crate) struct FrameInput<'a> {
+    pub now: &'a [f64; 3],
+    /// Rows with a CPU bind (to read back), and their `(slot, version)`.
+    pub bound_rows: &'a [u32],
+    pub bound_motions: &'a [[u32; 2]],
+}
+
+impl GpuExecutor {
+    pub fn new(ctx: GpuContext) -> Result<Self, GpuError> {
+        let pipelines = ctx.pipelines()?;
+        let limits = ctx.device().limits();
+        let header = create_header(&ctx, 0)?;
+        Ok(Self {
+            max_per_axis: limits.max_compute_workgroups_per_dimension,
+            max_binding: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
+            ctx,
+            pipelines,
+            table: None,
+            header,
+            gather_capacity: 0,
+            changes: None,
+            gathered: None,
+            ring: Vec::new(),
+            next_staging: 0,
+            evaluate_group: None,
+            gather_group: None,
+            mode: ReadbackMode::Blocking,
+            moves: Vec::new(),
+            uploads: Vec::new(),
+            bytes: Vec::new(),
+        })
+    }
+
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    pub fn set_readback_mode(&mut self, mode: ReadbackMode) {
+        self.mode = mode;
+    }
+
+    pub fn readback_mode(&self) -> ReadbackMode {
+        self.mode
+    }
+
+    /// Row capacity of the GPU table (0 before the first update).
+    pub fn capacity(&self) -> u32 {
+        self.table.as_ref().map_or(0, |t| t.capacity)
+    }
+
+    /// Evaluates every row on the GPU and brings the bound motions' values back into
+    /// `rows.outputs` (this update's in blocking mode, the last available in pipelined mode;
+    /// `row_of` maps a `(slot, version)` to its row now, for values read a frame late).
+    pub fn evaluate(
+        &mut self,
+        rows: &mut Rows,
+        input: &FrameInput<'_>,
+        row_of: impl Fn(u32, u32) -> Option<u32>,
+    ) -> Result<(), GpuError> {
+        let ctx = self.ctx.clone();
+        ctx.scoped(|| self.record_and_submit(rows, input))??;
+        match self.mode {
+            ReadbackMode::Blocking => {
+                self.ctx
+                    .device()
+                    .poll(wgpu::PollType::wait_indefinitely())
+                    .map_err(|e| GpuError::DeviceLost(e.to_string()))?;
+                self.ctx.check_lost()?;
+                let latest = (self.next_staging + RING - 1) % RING;
+                self.read_back(latest, rows, &row_of)?;
+            }
+            ReadbackMode::Pipelined => {
+                let _ = self.ctx.device().poll(wgpu::PollType::Poll);
+                // The newest mapped entry other than the one just submitted.
+                let just = (self.next_staging + RING - 1) % RING;
+                for back in 1..RING {
+                    let k = (just + RING - back) % RING;
+                    if self.ring.get(k).is_some_and(|s| s.state.load(Ordering::Acquire) == MAPPED) {
+                        self.read_back(k, rows, &row_of)?;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn record_and_submit(&mut self, rows: &mut Rows, input: &FrameInput<'_>) -> Result<(), GpuError> {
+        let device = self.ctx.device().clone();
+        let queue = self.ctx.queue().clone();
+        let len = rows.len() as u32;
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("wgpu-tween update"),
+        });
+
+        // 1. Table size (growth keeps the old contents by GPU copy).
+        self.ensure_table(len, &mut encoder)?;
+        let Some(table) = &self.table else {
+            return Ok(());
+        };
+        let stride = table.capacity;
+
+        // 2. Changes: moves first (an upload may land on a row a move reads), then uploads.
+        self.moves.clear();
+        self.uploads.clear();
+        if let Some(log) = &mut rows.mirror {
+            log.drain(rows.rows.len(), &mut self.moves, &mut self.uploads);
+        }
+        let move_count = self.moves.len() as u32;
+        let upload_count = self.uploads.len() as u32;
+
+        // 3. The header: clocks, pass params and the gather list, in one write.
+        let gather_count = input.bound_rows.len() as u32;
+        self.ensure_gather(gather_count)?;
+        let frame = GpuFrame {
+            world_01: pair2(input.now[0], input.now[1]),
+            world_2: {
+                let [hi, lo] = split_f64(input.now[2]);
+                [hi, lo, 0.0, 0.0]
+            },
+            row_count: len,
+            lane_stride: stride,
+            groups_x: fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis).0,
+            _pad: 0,
+        };
+        let apply = |offset: u32, count: u32, staged: u32| ApplyParams {
+            op_offset: offset,
+            op_count: count,
+            lane_stride: stride,
+            staged_stride: staged,
+            groups_x: fold_dispatch(count, SMALL_GROUP, self.max_per_axis).0,
+            ..ApplyParams::zeroed()
+        };
+        let gather = GatherParams {
+            count: gather_count,
+            lane_stride: stride,
+            groups_x: fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis).0,
+            _pad: 0,
+        };
+        self.bytes.clear();
+        self.bytes.resize((GATHER_LIST_OFFSET as usize) + input.bound_rows.len() * 4, 0);
+        put(&mut self.bytes, FRAME_OFFSET, &frame);
+        put(&mut self.bytes, APPLY_MOVES_OFFSET, &apply(0, move_count, upload_count));
+        put(&mut self.bytes, APPLY_UPLOADS_OFFSET, &apply(move_count, upload_count, upload_count));
+        put(&mut self.bytes, GATHER_OFFSET, &gather);
+        self.bytes[GATHER_LIST_OFFSET as usize..]
+            .copy_from_slice(bytemuck::cast_slice(input.bound_rows));
+        queue.write_buffer(&self.header, 0, &self.bytes);
+
+        if move_count + upload_count > 0 {
+            self.record_changes(rows, &mut encoder, move_count, upload_count)?;
+        }
+
+        let staging_index = (gather_count > 0).then(|| self.pick_staging());
+
+        // 4. Evaluate.
+        let table = self.table.as_ref().ok_or(GpuError::Validation("no table".into()))?;
+        let evaluate_group = self.evaluate_group.get_or_insert_with(|| {
+            device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-tween evaluate"),
+                layout: &self.pipelines.evaluate_layout,
+                entries: &[
+                    uniform_entry(0, &self.header, FRAME_OFFSET, size_of::<GpuFrame>()),
+                    whole(1, &table.rows),
+                    whole(2, &table.lanes),
+                    whole(3, &table.outputs),
+                ],
+            })
+        });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-tween evaluate"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipelines.evaluate);
+            pass.set_bind_group(0, &*evaluate_group, &[]);
+            let (x, y) = fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+
+        // 5. Gather the bound motions' values and copy them to a staging buffer.
+        if let Some(k) = staging_index {
+            let gathered = self.gathered.as_ref().ok_or(GpuError::Validation("no gather buffer".into()))?;
+            let gather_group = self.gather_group.get_or_insert_with(|| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("wgpu-tween gather"),
+                    layout: &self.pipelines.gather_layout,
+                    entries: &[
+                        uniform_entry(0, &self.header, GATHER_OFFSET, size_of::<GatherParams>()),
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &self.header,
+                                offset: GATHER_LIST_OFFSET,
+                                size: None,
+                            }),
+                        },
+                        whole(2, &table.outputs),
+                        whole(3, gathered),
+                    ],
+                })
+            });
+            {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("wgpu-tween gather"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.pipelines.gather);
+                pass.set_bind_group(0, &*gather_group, &[]);
+                let (x, y) = fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            let bytes = u64::from(gather_count) * 16;
+            let staging = &mut self.ring[k];
+            encoder.copy_buffer_to_buffer(gathered, 0, &staging.buffer, 0, bytes);
+            staging.motions.clear();
+            staging.motions.extend_from_slice(input.bound_motions);
+            queue.submit([encoder.finish()]);
+            staging.state.store(PENDING, Ordering::Release);
+            let state = Arc::clone(&staging.state);
+            staging.buffer.map_async(wgpu::MapMode::Read, ..bytes, move |result| {
+                state.store(if result.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
+            });
+            self.next_staging = (k + 1) % RING;
+        } else {
+            queue.submit([encoder.finish()]);
+        }
+        if let Some(table) = &mut self.table {
+            table.len = len;
+        }
+        Ok(())
+    }
+
+    /// Uploads the frame's changes and records the apply pass (moves, then uploads).
+    fn record_changes(
+        &mut self,
+        rows: &Rows,
+        encoder: &mut wgpu::CommandEncoder,
+        move_count: u32,
+        upload_count: u32,
+    ) -> Result<(), GpuError> {
+        let device = self.ctx.device().clone();
+        let ops_bytes = align(u64::from(move_count + upload_count) * 16);
+        let rows_offset = ops_bytes;
+        let rows_bytes = align(u64::from(upload_count.max(1)) * 32);
+        let lanes_offset = rows_offset + rows_bytes;
+        let lanes_bytes = align(u64::from(upload_count.max(1)) * 32);
+        let total = lanes_offset + lanes_bytes;
+        if self.changes.as_ref().is_none_or(|b| b.size() < total) {
+            let size = total.next_power_of_two().max(4096);
+            self.check_size("row changes", size)?;
+            self.changes = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-tween row changes"),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let changes = self.changes.as_ref().ok_or(GpuError::Validation("no changes buffer".into()))?;
+
+        self.bytes.clear();
+        self.bytes.resize(total as usize, 0);
+        let mut at = 0;
+        for &[dst, src] in &self.moves {
+            put(&mut self.bytes, at, &RowOp { dst, src, kind: 0, _pad: 0 });
+            at += 16;
+        }
+        for (staged, &dst) in self.uploads.iter().enumerate() {
+            put(&mut self.bytes, at, &RowOp { dst, src: staged as u32, kind: 1, _pad: 0 });
+            at += 16;
+            put(&mut self.bytes, rows_offset + staged as u64 * 32, &rows.rows[dst as usize]);
+            for lane in 0..4u64 {
+                let offset = lanes_offset + (lane * u64::from(upload_count) + staged as u64) * 8;
+                put(&mut self.bytes, offset, &rows.lanes[lane as usize][dst as usize]);
+            }
+        }
+        self.ctx.queue().write_buffer(changes, 0, &self.bytes);
+
+        let table = self.table.as_ref().ok_or(GpuError::Validation("no table".into()))?;
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgpu-tween apply"),
+            layout: &self.pipelines.apply_layout,
+            entries: &[
+                uniform_entry(0, &self.header, 0, size_of::<ApplyParams>()),
+                range(1, changes, 0, ops_bytes),
+                range(2, changes, rows_offset, rows_bytes),
+                range(3, changes, lanes_offset, lanes_bytes),
+                whole(4, &table.rows),
+                whole(5, &table.lanes),
+            ],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("wgpu-tween apply"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&self.pipelines.apply);
+        for (offset, count) in [(APPLY_MOVES_OFFSET, move_count), (APPLY_UPLOADS_OFFSET, upload_count)] {
+            if count > 0 {
+                pass.set_bind_group(0, &group, &[offset as u32]);
+                let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
+                pass.dispatch_workgroups(x, y, 1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Grows (×2, by GPU copy) or shrinks (at a quarter full, to half) the table.
+    fn ensure_table(&mut self, len: u32, encoder: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
+        let capacity = self.table.as_ref().map_or(0, |t| t.capacity);
+        let wanted = if len > capacity {
+            len.next_power_of_two().max(MIN_ROWS)
+        } else if capacity > MIN_ROWS && len.saturating_mul(4) <= capacity {
+            (capacity / 2).max(MIN_ROWS)
+        } else {
+            return Ok(());
+        };
+        let bytes_per_section = u64::from(wanted) * 32;
+        self.check_size("motion rows", bytes_per_section)?;
+        self.check_size("lane pairs", bytes_per_section)?;
+        let device = self.ctx.device();
+        let create = |label, size| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        };
+        let new = Table {
+            rows: create("wgpu-tween rows", bytes_per_section),
+            lanes: create("wgpu-tween lanes", bytes_per_section),
+            outputs: create("wgpu-tween outputs", u64::from(wanted) * 16),
+            capacity: wanted,
+            len: 0,
+        };
+        let keep = self.table.as_ref().map_or(0, |t| t.len.min(wanted));
+        if cfg!(debug_assertions) {
+            // Poison new space (NaN bits) so a read of a row never written shows at once.
+            encoder.clear_buffer(&new.rows, 0, None);
+            let poison = vec![0xffu8; (bytes_per_section - u64::from(keep) * 32) as usize];
+            self.ctx.queue().write_buffer(&new.rows, u64::from(keep) * 32, &poison);
+        }
+        if let Some(old) = &self.table {
+            if keep > 0 {
+                encoder.copy_buffer_to_buffer(&old.rows, 0, &new.rows, 0, u64::from(keep) * 32);
+                for lane in 0..4u64 {
+                    encoder.copy_buffer_to_buffer(
+                        &old.lanes,
+                        lane * u64::from(old.capacity) * 8,
+                        &new.lanes,
+                        lane * u64::from(wanted) * 8,
+                        u64::from(keep) * 8,
+                    );
+                }
+            }
+        }
+        self.table = Some(Table { len: keep, ..new });
+        self.evaluate_group = None;
+        self.gather_group = None;
+        Ok(())
+    }
+
+    /// Makes room for `count` gathered motions (header list, gather buffer, staging ring).
+    fn ensure_gather(&mut self, count: u32) -> Result<(), GpuError> {
+        if count <= self.gather_capacity && !self.ring.is_empty() {
+            return Ok(());
+        }
+        let capacity = count.next_power_of_two().max(256);
+        let device = self.ctx.device();
+        self.header = create_header(&self.ctx, capacity)?;
+        let bytes = u64::from(capacity) * 16;
+        self.check_size("gathered values", bytes)?;
+        self.gathered = Some(device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-tween gathered"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        }));
+        for staging in &self.ring {
+            if staging.state.load(Ordering::Acquire) == MAPPED {
+                staging.buffer.unmap();
+            }
+        }
+        self.ring = (0..RING)
+            .map(|_| Staging {
+                buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("wgpu-tween readback"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                state: Arc::new(AtomicU8::new(IDLE)),
+                motions: Vec::with_capacity(capacity as usize),
+            })
+            .collect();
+        self.next_staging = 0;
+        self.gather_capacity = capacity;
+        self.evaluate_group = None;
+        self.gather_group = None;
+        Ok(())
+    }
+
+    /// The next idle staging buffer. A mapped one that was never read (pipelined mode
+    /// skipped it) is unmapped and reused; one still pending is waited for.
+    fn pick_staging(&mut self) -> usize {
+        let k = self.next_staging;
+        let staging = &self.ring[k];
+        match staging.state.load(Ordering::Acquire) {
+            MAPPED => staging.buffer.unmap(),
+            PENDING => {
+                let _ = self.ctx.device().poll(wgpu::PollType::wait_indefinitely());
+                if staging.state.load(Ordering::Acquire) == MAPPED {
+                    staging.buffer.unmap();
+                }
+            }
+            _ => {}
+        }
+        staging.state.store(IDLE, Ordering::Release);
+        k
+    }
+
+    /// Copies the values of ring entry `k` into the output columns at their rows now.
+    fn read_back(
+        &mut self,
+        k: usize,
+        rows: &mut Rows,
+        row_of: &impl Fn(u32, u32) -> Option<u32>,
+    ) -> Result<(), GpuError> {
+        let Some(staging) = self.ring.get(k) else {
+            return Ok(());
+        };
+        match staging.state.load(Ordering::Acquire) {
+            MAPPED => {}
+            FAILED => {
+                staging.state.store(IDLE, Ordering::Release);
+                return Err(GpuError::Map("readback buffer could not be mapped".into()));
+            }
+            _ => return Ok(()),
+        }
+        let count = staging.motions.len();
+        {
+            let view = staging
+                .buffer
+                .get_mapped_range(..(count as u64 * 16))
+                .map_err(|e| GpuError::Map(e.to_string()))?;
+            let values: &[[f32; 4]] = bytemuck::cast_slice(&view);
+            for (&[slot, version], value) in staging.motions.iter().zip(values) {
+                if let Some(row) = row_of(slot, version) {
+                    for (column, v) in rows.outputs.iter_mut().zip(value) {
+                        column[row as usize] = *v;
+                    }
+                }
+            }
+        }
+        staging.buffer.unmap();
+        staging.state.store(IDLE, Ordering::Release);
+        Ok(())
+    }
+
+    fn check_size(&self, what: &'static str, needed: u64) -> Result<(), GpuError> {
+        if needed > self.max_binding {
+            Err(GpuError::TooLarge {
+                what,
+                needed,
+                limit: self.max_binding,
+            })
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn create_header(ctx: &GpuContext, gather_capacity: u32) -> Result<wgpu::Buffer, GpuError> {
+    Ok(ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("wgpu-tween frame header"),
+        size: GATHER_LIST_OFFSET + u64::from(gather_capacity.max(64)) * 4,
+        usage: wgpu::BufferUsages::UNIFORM
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    }))
+}
+
+fn pair2(a: f64, b: f64) -> [f32; 4] {
+    let [a_hi, a_lo] = split_f64(a);
+    let [b_hi, b_lo] = split_f64(b);
+    [a_hi, a_lo, b_hi, b_lo]
+}
+
+fn put<T: bytemuck::Pod>(bytes: &mut [u8], offset: u64, value: &T) {
+    let offset = offset as usize;
+    let data = bytemuck::bytes_of(value);
+    bytes[offset..offset + data.len()].copy_from_slice(data);
+}
+
+fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}
+
+fn range(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer,
+            offset,
+            size: wgpu::BufferSize::new(size),
+        }),
+    }
+}
+
+fn uniform_entry(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: usize) -> wgpu::BindGroupEntry<'_> {
+    range(binding, buffer, offset, size as u64)
+}
+
+// Only `MotionRow` crosses into the changes buffer; keep its size in one place.
+const _: () = assert!(size_of::<MotionRow>() == 32);

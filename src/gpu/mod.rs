@@ -1,0 +1,16 @@
+//! The GPU executor: the motion rows mirrored in storage buffers, evaluated by one WGSL
+//! compute dispatch per update (see `shaders/`).
+//!
+//! Attach a context with [`MotionWorld::with_gpu`](crate::MotionWorld::with_gpu); the world
+//! then picks the executor by [`Executor`](crate::Executor). Values of motions with a CPU bind
+//! come back through a small gather pass and a ring of staging buffers
+//! ([`ReadbackMode`]); everything else stays on the GPU.
+
+mod context;
+pub(crate) mod executor;
+pub mod layout;
+mod pipelines;
+pub mod shaders;
+
+pub use context::{GpuContext, GpuError};
+pub use executor::ReadbackMode;

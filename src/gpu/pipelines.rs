@@ -1,0 +1,91 @@
+//! Compute pipelines and their explicit bind group layouts.
+
+use super::shaders::{ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE};
+
+pub(crate) struct Pipelines {
+    pub evaluate: wgpu::ComputePipeline,
+    pub evaluate_layout: wgpu::BindGroupLayout,
+    pub apply: wgpu::ComputePipeline,
+    pub apply_layout: wgpu::BindGroupLayout,
+    pub gather: wgpu::ComputePipeline,
+    pub gather_layout: wgpu::BindGroupLayout,
+}
+
+/// What a binding holds.
+#[derive(Clone, Copy)]
+enum Slot {
+    Uniform,
+    DynamicUniform,
+    Read,
+    ReadWrite,
+}
+
+fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
+        .iter()
+        .enumerate()
+        .map(|(i, slot)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match slot {
+                    Slot::Uniform | Slot::DynamicUniform => wgpu::BufferBindingType::Uniform,
+                    Slot::Read => wgpu::BufferBindingType::Storage { read_only: true },
+                    Slot::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: matches!(slot, Slot::DynamicUniform),
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
+}
+
+fn pipeline(
+    device: &wgpu::Device,
+    module: &ShaderModule,
+    layout: &wgpu::BindGroupLayout,
+) -> wgpu::ComputePipeline {
+    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(module.label),
+        source: wgpu::ShaderSource::Wgsl(module.source().into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(module.label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(module.label),
+        layout: Some(&pipeline_layout),
+        module: &shader,
+        entry_point: Some(module.entry_point),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    })
+}
+
+impl Pipelines {
+    pub fn new(device: &wgpu::Device) -> Self {
+        use Slot::*;
+        let evaluate_layout = layout(device, "wgpu-tween evaluate", &[Uniform, Read, Read, ReadWrite]);
+        let apply_layout = layout(
+            device,
+            "wgpu-tween apply",
+            &[DynamicUniform, Read, Read, Read, ReadWrite, ReadWrite],
+        );
+        let gather_layout = layout(device, "wgpu-tween gather", &[Uniform, Read, Read, ReadWrite]);
+        Self {
+            evaluate: pipeline(device, &EVALUATE_MODULE, &evaluate_layout),
+            apply: pipeline(device, &APPLY_MODULE, &apply_layout),
+            gather: pipeline(device, &GATHER_MODULE, &gather_layout),
+            evaluate_layout,
+            apply_layout,
+            gather_layout,
+        }
+    }
+}

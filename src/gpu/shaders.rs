@@ -1,0 +1,142 @@
+//! WGSL sources, one concern per file under `shaders/`, composed into the modules the
+//! pipelines use. Composition is plain concatenation in dependency order.
+
+/// Shared structs and flag constants.
+pub const TYPES: &str = include_str!("../../shaders/types.wgsl");
+/// The 31 eases.
+pub const EASING: &str = include_str!("../../shaders/easing.wgsl");
+/// Pair arithmetic, the motion clock and progress.
+pub const CLOCK: &str = include_str!("../../shaders/clock.wgsl");
+/// The evaluate pass entry point.
+pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
+/// The row-change (upload and move) pass.
+pub const APPLY: &str = include_str!("../../shaders/apply.wgsl");
+/// The readback gather pass.
+pub const GATHER: &str = include_str!("../../shaders/gather.wgsl");
+
+/// A composed shader module: its label, entry point and source parts.
+#[derive(Clone, Copy, Debug)]
+pub struct ShaderModule {
+    /// Debug label.
+    pub label: &'static str,
+    /// The compute entry point.
+    pub entry_point: &'static str,
+    /// Parts, concatenated in order.
+    pub parts: &'static [&'static str],
+}
+
+impl ShaderModule {
+    /// The full WGSL source.
+    #[must_use]
+    pub fn source(&self) -> String {
+        self.parts.join("\n")
+    }
+}
+
+/// The evaluate pass.
+pub const EVALUATE_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween evaluate",
+    entry_point: "evaluate",
+    parts: &[TYPES, EASING, CLOCK, EVALUATE],
+};
+
+/// The apply (upload and move) pass.
+pub const APPLY_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween apply",
+    entry_point: "apply",
+    parts: &[TYPES, APPLY],
+};
+
+/// The gather pass.
+pub const GATHER_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween gather",
+    entry_point: "gather",
+    parts: &[GATHER],
+};
+
+/// Every module the executor builds.
+pub const ALL_MODULES: [ShaderModule; 3] = [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+    fn parse(module: &ShaderModule) -> naga::Module {
+        let source = module.source();
+        naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{}: {}", module.label, e.emit_to_string(&source)))
+    }
+
+    #[test]
+    fn every_module_validates() {
+        for module in ALL_MODULES {
+            let parsed = parse(&module);
+            Validator::new(ValidationFlags::all(), Capabilities::default())
+                .validate(&parsed)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", module.label));
+            assert!(
+                parsed.entry_points.iter().any(|e| e.name == module.entry_point),
+                "{} lacks entry point {}",
+                module.label,
+                module.entry_point
+            );
+        }
+    }
+
+    /// Member offsets and total size of a WGSL struct, as naga lays it out.
+    fn wgsl_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+        for (_, ty) in module.types.iter() {
+            if ty.name.as_deref() == Some(name) {
+                if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                    let offsets = members
+                        .iter()
+                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                        .collect();
+                    return (offsets, *span);
+                }
+            }
+        }
+        panic!("struct {name} not found");
+    }
+
+    macro_rules! assert_layout {
+        ($module:expr, $wgsl:literal, $rust:ty, [$($field:ident),* $(,)?]) => {{
+            let (members, span) = wgsl_layout($module, $wgsl);
+            assert_eq!(span as usize, std::mem::size_of::<$rust>(), "size of {}", $wgsl);
+            let rust: Vec<(String, u32)> = vec![
+                $((stringify!($field).to_owned(), std::mem::offset_of!($rust, $field) as u32)),*
+            ];
+            assert_eq!(members, rust, "member offsets of {}", $wgsl);
+        }};
+    }
+
+    #[test]
+    fn wgsl_structs_match_rust_mirrors() {
+        use crate::gpu::layout::{ApplyParams, GatherParams, GpuFrame, RowOp};
+        use crate::row::MotionRow;
+        let evaluate = parse(&EVALUATE_MODULE);
+        assert_layout!(
+            &evaluate,
+            "MotionRow",
+            MotionRow,
+            [base_hi, base_lo, speed, duration, delay, loops, flags, params]
+        );
+        assert_layout!(
+            &evaluate,
+            "Frame",
+            GpuFrame,
+            [world_01, world_2, row_count, lane_stride, groups_x, _pad]
+        );
+        let apply = parse(&APPLY_MODULE);
+        assert_layout!(&apply, "RowOp", RowOp, [dst, src, kind, _pad]);
+        assert_layout!(
+            &apply,
+            "ApplyParams",
+            ApplyParams,
+            [op_offset, op_count, lane_stride, staged_stride, groups_x, _pad0, _pad1, _pad2]
+        );
+        let gather = parse(&GATHER_MODULE);
+        assert_layout!(&gather, "GatherParams", GatherParams, [count, lane_stride, groups_x, _pad]);
+    }
+}
