@@ -1,1 +1,167 @@
-fn main() {}
+//! CPU executor benchmarks: update cost per motion next to the hand-written floor
+//! ([`BaselineLoop`]) at the same N, the idle update of an emptied world, and the amortised
+//! cost of creating a motion.
+//!
+//! `cargo bench --bench cpu` (about 3 minutes on 2 cores). Per-element times are the
+//! "thrpt" lines' reciprocal; the `time` lines are per update (per batch for `create`).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use wgpu_tween::baseline::BaselineLoop;
+use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// A world of `n` looping OutQuad f32 motions (the baseline's configuration).
+fn looping_world(n: usize, threads: Option<usize>) -> (MotionWorld, MotionHandle) {
+    let mut world = MotionWorld::new();
+    if let Some(t) = threads {
+        world.set_cpu_threads(t);
+    }
+    world.reserve(n);
+    let mut first = MotionHandle::NONE;
+    for i in 0..n {
+        let h = Motion::new(0.0f32, 10.0, 2.0)
+            .ease(Ease::OutQuad)
+            .loops(-1, LoopType::Restart)
+            .run(&mut world)
+            .expect("valid motion");
+        if i == 0 {
+            first = h;
+        }
+    }
+    (world, first)
+}
+
+fn update(c: &mut Criterion) {
+    for n in [1_000usize, 10_000, 100_000, 1_000_000] {
+        let mut group = c.benchmark_group("update");
+        group.throughput(Throughput::Elements(n as u64));
+        if n >= 1_000_000 {
+            group
+                .sample_size(10)
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(3));
+        } else if n >= 100_000 {
+            group
+                .sample_size(20)
+                .warm_up_time(Duration::from_millis(500))
+                .measurement_time(Duration::from_secs(2));
+        } else {
+            group
+                .sample_size(30)
+                .warm_up_time(Duration::from_millis(300))
+                .measurement_time(Duration::from_secs(1));
+        }
+
+        let (mut world, h) = looping_world(n, None);
+        let label = format!("engine-{}t", world.cpu_threads());
+        group.bench_function(BenchmarkId::new(label, n), |b| {
+            b.iter(|| {
+                world.update(DT).expect("valid delta");
+            });
+            black_box(world.value::<f32>(h).ok());
+        });
+        drop(world);
+
+        let (mut world, h) = looping_world(n, Some(1));
+        group.bench_function(BenchmarkId::new("engine-1t", n), |b| {
+            b.iter(|| {
+                world.update(DT).expect("valid delta");
+            });
+            black_box(world.value::<f32>(h).ok());
+        });
+        drop(world);
+
+        let mut floor = BaselineLoop::new(n);
+        group.bench_function(BenchmarkId::new("baseline-1t", n), |b| {
+            b.iter(|| {
+                floor.step(DT as f32);
+                black_box(floor.outputs());
+            });
+        });
+        group.finish();
+    }
+}
+
+fn idle(c: &mut Criterion) {
+    const N: usize = 1_000_000;
+    let mut world = MotionWorld::new();
+    world.reserve(N);
+    for _ in 0..N {
+        Motion::new(0.0f32, 1.0, 0.01)
+            .run(&mut world)
+            .expect("valid motion");
+    }
+    world.update(0.1).expect("valid delta");
+    assert!(world.is_empty(), "every motion should have completed");
+
+    let mut group = c.benchmark_group("idle");
+    group
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    group.bench_function("update-after-1M-finished", |b| {
+        b.iter(|| world.update(black_box(DT)).expect("valid delta"));
+    });
+    group.finish();
+}
+
+fn create(c: &mut Criterion) {
+    const N: usize = 10_000;
+    let mut group = c.benchmark_group("create");
+    group
+        .throughput(Throughput::Elements(N as u64))
+        .sample_size(30)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function(BenchmarkId::new("run-f32-looping", N), |b| {
+        b.iter_batched(
+            || {
+                let mut world = MotionWorld::new();
+                world.reserve(N);
+                world
+            },
+            |mut world| {
+                for _ in 0..N {
+                    black_box(
+                        Motion::new(0.0f32, 10.0, 2.0)
+                            .ease(Ease::OutQuad)
+                            .loops(-1, LoopType::Restart)
+                            .run(&mut world)
+                            .expect("valid motion"),
+                    );
+                }
+                world // dropped outside the timed section
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function(BenchmarkId::new("run-f32-finite", N), |b| {
+        b.iter_batched(
+            || {
+                let mut world = MotionWorld::new();
+                world.reserve(N);
+                world
+            },
+            |mut world| {
+                for _ in 0..N {
+                    black_box(
+                        Motion::new(0.0f32, 10.0, 2.0)
+                            .ease(Ease::OutQuad)
+                            .run(&mut world)
+                            .expect("valid motion"),
+                    );
+                }
+                world
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(benches, update, idle, create);
+criterion_main!(benches);
