@@ -120,7 +120,7 @@ impl Ease {
 
     /// Eases `x`. Exact at the ends: `evaluate(0) == 0` and `evaluate(1) == 1` for every ease.
     #[must_use]
-    #[inline]
+    #[inline(always)]
     pub fn evaluate(self, x: f32) -> f32 {
         match self {
             Ease::Linear => x,

@@ -82,17 +82,20 @@ pub fn progress(row: &MotionRow, time: f64) -> Progress {
             linear = if completed { 1.0 } else { 0.0 };
         }
     } else if !every_loop {
-        loop_index = floor(since_start / duration);
+        // Multiplying by reciprocals (rather than dividing) lets the executor hoist them out
+        // of its loop for runs of rows with equal timing, with bit-identical results.
+        let inv_duration = 1.0 / duration;
+        loop_index = floor(since_start * inv_duration);
         completed = !infinite && clamp_loops(loop_index) >= loops;
         delayed = since_start < 0.0;
         linear = if completed {
             1.0
         } else {
-            ((since_start - duration * clamp_loops(loop_index)) / duration).clamp(0.0, 1.0)
+            ((since_start - duration * clamp_loops(loop_index)) * inv_duration).clamp(0.0, 1.0)
         };
     } else {
         let period = duration + delay;
-        loop_index = floor(clamped_time / period);
+        loop_index = floor(clamped_time * (1.0 / period));
         // `clamped_time − period·c` rather than a separate fmod, so that the phase and the
         // loop index can never disagree by one loop at a boundary.
         let in_loop = clamped_time - period * loop_index - delay;
@@ -101,7 +104,7 @@ pub fn progress(row: &MotionRow, time: f64) -> Progress {
         linear = if completed {
             1.0
         } else {
-            (in_loop / duration).clamp(0.0, 1.0)
+            (in_loop * (1.0 / duration)).clamp(0.0, 1.0)
         };
     }
 

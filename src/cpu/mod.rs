@@ -1,11 +1,11 @@
 //! The CPU executor: evaluates every row's value into the output columns in one tight loop,
 //! split across cores above a size threshold.
 
+mod batch;
 pub mod evaluate;
 mod pool;
 
 use crate::row::MotionRow;
-use crate::value::lerp;
 use crate::world::rows::Rows;
 use pool::WorkerPool;
 
@@ -66,7 +66,8 @@ impl CpuExecutor {
             .pool
             .get_or_insert_with(|| WorkerPool::new(self.threads - 1));
         let parts = pool.parts();
-        let chunk = len.div_ceil(parts);
+        // Part boundaries on chunk multiples keep every chunk whole.
+        let chunk = len.div_ceil(parts).div_ceil(batch::CHUNK) * batch::CHUNK;
         pool.run(&|part| {
             let start = (part * chunk).min(len);
             let end = (start + chunk).min(len);
@@ -85,38 +86,33 @@ struct Inputs<'a> {
 /// A raw output column pointer that parts share, each writing its own range.
 #[derive(Clone, Copy)]
 struct OutPtr(*mut f32);
-// SAFETY: only dereferenced at disjoint indices (see `evaluate_range`).
+// SAFETY: only dereferenced at disjoint ranges (see `evaluate_range`).
 unsafe impl Send for OutPtr {}
 unsafe impl Sync for OutPtr {}
 
-/// The hot loop.
+/// Evaluates `range` of the rows into the same range of the output columns.
 ///
 /// # Safety
 /// Every output column must have at least `range.end` elements, and no other thread may
 /// touch `range` of them during the call.
-#[inline(never)]
 unsafe fn evaluate_range(
     inputs: &Inputs<'_>,
     outputs: [OutPtr; 4],
     range: std::ops::Range<usize>,
     now: &[f64; 3],
 ) {
+    let len = range.len();
+    // SAFETY: per the contract, `range` of each column is ours alone and in bounds.
+    let start = range.start;
+    let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
     let [l0, l1, l2, l3] = inputs.lanes;
-    let (rows, l0) = (&inputs.rows[range.clone()], &l0[range.clone()]);
-    // SAFETY: per the contract, `range` of each column is ours alone.
-    let out0 = unsafe { std::slice::from_raw_parts_mut(outputs[0].0.add(range.start), range.len()) };
-    for (i, ((row, pair0), out)) in rows.iter().zip(l0).zip(out0.iter_mut()).enumerate() {
-        let time = row.clock(now[row.time_kind() as usize]);
-        let p = progress(row, time).eased;
-        *out = lerp(pair0[0], pair0[1], p);
-        let lanes = row.lane_count();
-        if lanes > 1 {
-            let r = range.start + i;
-            for (lane, column) in [l1, l2, l3].iter().enumerate().take(lanes - 1) {
-                let [from, to] = column[r];
-                // SAFETY: `r` is inside `range`.
-                unsafe { *outputs[lane + 1].0.add(r) = lerp(from, to, p) };
-            }
-        }
-    }
+    let r = range.clone();
+    batch::evaluate(
+        &inputs.rows[range],
+        batch::Columns {
+            lanes: [&l0[r.clone()], &l1[r.clone()], &l2[r.clone()], &l3[r]],
+            outputs: outputs.map(column),
+        },
+        now,
+    );
 }
