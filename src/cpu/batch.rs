@@ -187,29 +187,29 @@ fn timing(rows: &[MotionRow], shape: &Shape, now: &[f64; 3], out: &mut Timing) {
 /// Pass 2 for a homogeneous chunk: one ease `f`, one loop type.
 #[inline(always)]
 fn ease_chunk(f: impl Fn(f32) -> f32, loop_type: u32, t: &Timing, n: usize, p: &mut [f32; CHUNK]) {
+    let (p, linear, odd, loops) = (&mut p[..n], &t.linear[..n], &t.odd[..n], &t.loops[..n]);
     match loop_type {
         0 => {
-            for i in 0..n {
-                p[i] = f(t.linear[i]);
+            for (p, &x) in p.iter_mut().zip(linear) {
+                *p = f(x);
             }
         }
         1 => {
-            for i in 0..n {
-                let e = f(t.linear[i]);
-                p[i] = if t.odd[i] { 1.0 - e } else { e };
+            for ((p, &x), &odd) in p.iter_mut().zip(linear).zip(odd) {
+                let e = f(x);
+                *p = if odd { 1.0 - e } else { e };
             }
         }
         2 => {
             let end = f(1.0);
-            for i in 0..n {
-                let within = if t.linear[i] == 1.0 { 0.0 } else { t.linear[i] };
-                p[i] = end * t.loops[i] + f(within);
+            for ((p, &x), &k) in p.iter_mut().zip(linear).zip(loops) {
+                let within = if x == 1.0 { 0.0 } else { x };
+                *p = end * k + f(within);
             }
         }
         _ => {
-            for i in 0..n {
-                let x = if t.odd[i] { 1.0 - t.linear[i] } else { t.linear[i] };
-                p[i] = f(x);
+            for ((p, &x), &odd) in p.iter_mut().zip(linear).zip(odd) {
+                *p = f(if odd { 1.0 - x } else { x });
             }
         }
     }
@@ -362,9 +362,9 @@ mod tests {
             let kind = row.time_kind() as usize;
             let p = progress(row, row.clock(now[kind])).eased;
             let want = lerp(lanes[i][0], lanes[i][1], p);
-            for lane in 0..row.lane_count() {
+            for (lane, out) in outs.iter().enumerate().take(row.lane_count()) {
                 assert_eq!(
-                    outs[lane][i].to_bits(),
+                    out[i].to_bits(),
                     want.to_bits(),
                     "row {i} lane {lane}: {row:?}"
                 );

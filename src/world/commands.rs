@@ -46,12 +46,16 @@ impl QueueState {
         (index, self.fresh_version)
     }
 
-    /// After the slot table dropped trailing slots: fresh indices restart at `len`, with a
-    /// version above `max_dropped_version`.
+    /// After the slot table dropped trailing slots: fresh indices restart at `len`. Every
+    /// index from `len` up may already have been handed out, materialised (its versions are
+    /// at most `max_dropped_version`) or not (a spawn dropped by `clear`, at most the current
+    /// fresh version), so the fresh version rises above both.
     pub fn reset_fresh(&mut self, len: u32, max_dropped_version: u32) {
+        if len < self.next_fresh_slot {
+            let floor = (max_dropped_version + 1) | 1;
+            self.fresh_version = floor.max(self.fresh_version + 2);
+        }
         self.next_fresh_slot = len;
-        let floor = (max_dropped_version + 1) | 1;
-        self.fresh_version = self.fresh_version.max(floor);
     }
 }
 

@@ -12,7 +12,7 @@ use wgpu_tween::{Executor, MotionWorld};
 #[derive(Clone, Debug)]
 pub enum Exec {
     Cpu,
-    Gpu(GpuContext),
+    Gpu(Box<GpuContext>),
 }
 
 impl Exec {
@@ -28,7 +28,7 @@ impl Exec {
         match self {
             Exec::Cpu => MotionWorld::new(),
             Exec::Gpu(ctx) => {
-                let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+                let mut world = MotionWorld::with_gpu((**ctx).clone()).expect("GPU world");
                 world.set_executor(Executor::Gpu).expect("GPU executor");
                 world
             }
@@ -71,7 +71,7 @@ pub fn executors() -> Vec<Exec> {
     }
     if want_gpu {
         match gpu() {
-            Some(ctx) => out.push(Exec::Gpu(ctx)),
+            Some(ctx) => out.push(Exec::Gpu(Box::new(ctx))),
             None if choice == "gpu" => panic!("WGPU_TWEEN_EXECUTOR=gpu but no GPU adapter"),
             None => {}
         }
