@@ -2,8 +2,8 @@
 //!
 //! Probes for a wgpu adapter, then for each N runs a world of N mixed motions (f32, Vec2,
 //! Vec3, Vec4; several eases, loop types and delays) for a fixed number of frames on the
-//! CPU executor, next to the hand-written floor ([`BaselineLoop`]) at the same N, and prints
-//! a table of ns per motion per update.
+//! CPU executor (and on the GPU executor when an adapter exists), next to the hand-written
+//! floor ([`BaselineLoop`]) at the same N, and prints a table of ns per motion per update.
 //!
 //! Options:
 //! - `--motions N[,N...]`: motion counts (default `1000,10000,100000,1000000`; `k`/`m`
@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use glam::{Vec2, Vec3, Vec4};
 use wgpu_tween::baseline::BaselineLoop;
-use wgpu_tween::{DelayType, Ease, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::gpu::GpuContext;
+use wgpu_tween::{DelayType, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
 
 /// Frame delta, seconds.
 const DT: f64 = 1.0 / 60.0;
@@ -91,30 +92,34 @@ fn parse_args() -> Result<Options, String> {
     Ok(options)
 }
 
-/// One line about the GPU adapter, if any. Never panics: a missing driver, a loader that
-/// aborts adapter enumeration with a panic, or no backend at all all read as "no adapter".
-fn probe_adapter() -> String {
-    // A panicking backend would print its message and backtrace hint; the line below says it.
+/// The GPU context, if an adapter exists, and one line saying what was found. Never panics:
+/// a missing driver, or a loader that panics while enumerating adapters, reads as "none".
+fn probe_gpu() -> (Option<GpuContext>, String) {
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let found = std::panic::catch_unwind(|| {
-        let instance = wgpu::Instance::default();
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .ok()
-            .map(|adapter| {
-                let info = adapter.get_info();
-                format!(
-                    "GPU adapter: {} ({:?}, {:?} backend); the GPU executor is not built yet: \
-                     running the CPU executor only",
-                    info.name, info.device_type, info.backend
-                )
-            })
-    });
+    let found = std::panic::catch_unwind(GpuContext::new);
     std::panic::set_hook(hook);
     match found {
-        Ok(Some(line)) => line,
-        Ok(None) => "no GPU adapter found: running the CPU executor only".into(),
-        Err(_) => "no GPU adapter found (the probe panicked): running the CPU executor only".into(),
+        Ok(Ok(ctx)) => {
+            let info = ctx.adapter_info();
+            let line = format!(
+                "GPU adapter: {} ({:?}, {:?} backend){}",
+                info.name,
+                info.device_type,
+                info.backend,
+                if ctx.is_software() {
+                    "; a software adapter: Executor::Auto would choose the CPU executor here"
+                } else {
+                    ""
+                }
+            );
+            (Some(ctx), line)
+        }
+        Ok(Err(e)) => (None, format!("{e}: running the CPU executor only")),
+        Err(_) => (
+            None,
+            "no GPU adapter found (the driver panicked): running the CPU executor only".into(),
+        ),
     }
 }
 
@@ -208,7 +213,17 @@ fn measure(frames: usize, mut step: impl FnMut()) -> Duration {
     start.elapsed() / updates
 }
 
+/// Which executor a measurement runs.
+#[derive(Clone)]
+enum Engine {
+    /// The CPU executor with this many threads (`None`: the default).
+    Cpu(Option<usize>),
+    /// The GPU executor (forced, even on a software adapter).
+    Gpu(GpuContext),
+}
+
 struct Row {
+    executor: &'static str,
     threads: usize,
     n: usize,
     create_ns: f64,
@@ -216,11 +231,23 @@ struct Row {
     baseline: Duration,
 }
 
-fn run_engine(n: usize, threads: Option<usize>, frames: usize) -> Row {
-    let mut world = MotionWorld::new();
-    if let Some(t) = threads {
-        world.set_cpu_threads(t);
-    }
+fn run_engine(n: usize, engine: &Engine, frames: usize) -> Row {
+    let (mut world, executor) = match engine {
+        Engine::Cpu(threads) => {
+            let mut world = MotionWorld::new();
+            if let Some(t) = threads {
+                world.set_cpu_threads(*t);
+            }
+            (world, "cpu")
+        }
+        Engine::Gpu(ctx) => {
+            let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU pipelines");
+            world
+                .set_executor(Executor::Gpu)
+                .expect("a GPU context is attached");
+            (world, "gpu")
+        }
+    };
     let start = Instant::now();
     let probes = populate(&mut world, n);
     let create_ns = start.elapsed().as_nanos() as f64 / n as f64;
@@ -229,6 +256,9 @@ fn run_engine(n: usize, threads: Option<usize>, frames: usize) -> Row {
     let engine = measure(frames, || {
         world.update(DT).expect("valid delta");
     });
+    if let Some(error) = world.take_gpu_error() {
+        eprintln!("GPU executor failed, fell back to the CPU: {error}");
+    }
     assert_eq!(world.len(), n, "no motion should finish during the run");
     // Read back one value of each type, so the work cannot be assumed dead.
     for (kind, &h) in probes.iter().enumerate() {
@@ -242,7 +272,11 @@ fn run_engine(n: usize, threads: Option<usize>, frames: usize) -> Row {
             _ => drop(black_box(world.value::<Vec4>(h))),
         }
     }
-    let threads = world.cpu_threads();
+    let threads = if executor == "gpu" {
+        0
+    } else {
+        world.cpu_threads()
+    };
     drop(black_box(world));
 
     let mut floor = BaselineLoop::new(n);
@@ -251,6 +285,7 @@ fn run_engine(n: usize, threads: Option<usize>, frames: usize) -> Row {
         black_box(floor.outputs());
     });
     Row {
+        executor,
         threads,
         n,
         create_ns,
@@ -271,13 +306,15 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    println!("{}", probe_adapter());
+    let (gpu, line) = probe_gpu();
+    println!("{line}");
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let thread_settings: Vec<Option<usize>> = match options.threads {
-        Some(t) => vec![Some(t)],
-        None if cores > 1 => vec![None, Some(1)],
-        None => vec![None],
+    let mut engines: Vec<Engine> = match options.threads {
+        Some(t) => vec![Engine::Cpu(Some(t))],
+        None if cores > 1 => vec![Engine::Cpu(None), Engine::Cpu(Some(1))],
+        None => vec![Engine::Cpu(None)],
     };
+    engines.extend(gpu.map(Engine::Gpu));
     println!(
         "{} cores; {} frames per round at dt = 1/60 s; mixed motions: 40% f32, 20% each \
          Vec2/Vec3/Vec4, {} eases, 4 loop types, delays; baseline: one f32 OutQuad \
@@ -300,13 +337,13 @@ fn main() -> ExitCode {
         "ratio"
     );
     for &n in &options.motions {
-        for &threads in &thread_settings {
-            let row = run_engine(n, threads, options.frames);
+        for engine in &engines {
+            let row = run_engine(n, engine, options.frames);
             let engine = ns_per(row.engine, row.n);
             let baseline = ns_per(row.baseline, row.n);
             println!(
                 "{:<9} {:>7} {:>9} {:>12.1} {:>13.2} {:>12.1} {:>13.2} {:>7.2}",
-                "cpu",
+                row.executor,
                 row.threads,
                 row.n,
                 row.create_ns,
@@ -320,7 +357,8 @@ fn main() -> ExitCode {
     println!();
     println!(
         "ns/m: nanoseconds per motion (per update for update/baseline); update µs: wall time \
-         of one world.update; ratio: engine ns/m ÷ baseline ns/m"
+         of one world.update (GPU: including the wait for the GPU); threads 0: GPU; ratio: \
+         engine ns/m ÷ baseline ns/m"
     );
     ExitCode::SUCCESS
 }

@@ -139,7 +139,11 @@ fn timing_row(row: &MotionRow, k: &RowTiming, out: &mut Timing, i: usize) {
     };
     // FirstLoop: c = floor((T − d) / D), phase (T − d) − D·clampL(c).
     // EveryLoop: c = floor(max(T, 0) / (D + d)), phase max(T, 0) − (D + d)·c − d.
-    let x = if k.every { time.max(0.0) } else { time - k.delay };
+    let x = if k.every {
+        time.max(0.0)
+    } else {
+        time - k.delay
+    };
     let c = floor_fast((x * k.inv_period).clamp(-1e15, 1e15));
     let clamped = if k.infinite {
         c.max(0.0)
@@ -227,10 +231,37 @@ fn ease_homogeneous(key: u32, t: &Timing, n: usize, p: &mut [f32; CHUNK]) {
         };
     }
     dispatch!(
-        Linear, InSine, OutSine, InOutSine, InQuad, OutQuad, InOutQuad, InCubic, OutCubic,
-        InOutCubic, InQuart, OutQuart, InOutQuart, InQuint, OutQuint, InOutQuint, InExpo,
-        OutExpo, InOutExpo, InCirc, OutCirc, InOutCirc, InElastic, OutElastic, InOutElastic,
-        InBack, OutBack, InOutBack, InBounce, OutBounce, InOutBounce
+        Linear,
+        InSine,
+        OutSine,
+        InOutSine,
+        InQuad,
+        OutQuad,
+        InOutQuad,
+        InCubic,
+        OutCubic,
+        InOutCubic,
+        InQuart,
+        OutQuart,
+        InOutQuart,
+        InQuint,
+        OutQuint,
+        InOutQuint,
+        InExpo,
+        OutExpo,
+        InOutExpo,
+        InCirc,
+        OutCirc,
+        InOutCirc,
+        InElastic,
+        OutElastic,
+        InOutElastic,
+        InBack,
+        OutBack,
+        InOutBack,
+        InBounce,
+        OutBounce,
+        InOutBounce
     );
 }
 
@@ -309,7 +340,12 @@ mod tests {
     }
 
     fn random_row(rng: &mut Rng, now: &[f64; 3]) -> MotionRow {
-        let lt = [LoopType::Restart, LoopType::Flip, LoopType::Incremental, LoopType::Yoyo];
+        let lt = [
+            LoopType::Restart,
+            LoopType::Flip,
+            LoopType::Incremental,
+            LoopType::Yoyo,
+        ];
         let dt = [DelayType::FirstLoop, DelayType::EveryLoop];
         let kinds = [TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime];
         let mut row = MotionRow {
@@ -343,13 +379,20 @@ mod tests {
             for _ in 0..CHUNK {
                 let mut row = template;
                 let kind = row.time_kind() as usize;
-                row.anchor(now[kind] - rng.unit() * 20.0, rng.unit() * 30.0 * f64::from(run));
+                row.anchor(
+                    now[kind] - rng.unit() * 20.0,
+                    rng.unit() * 30.0 * f64::from(run),
+                );
                 rows.push(row);
             }
         }
-        let lanes: Vec<[f32; 2]> = (0..rows.len()).map(|i| [i as f32, -(i as f32) * 0.5]).collect();
+        let lanes: Vec<[f32; 2]> = (0..rows.len())
+            .map(|i| [i as f32, -(i as f32) * 0.5])
+            .collect();
         let mut outs = vec![vec![0.0f32; rows.len()]; 4];
-        let [o0, o1, o2, o3] = &mut outs[..] else { unreachable!() };
+        let [o0, o1, o2, o3] = &mut outs[..] else {
+            unreachable!()
+        };
         evaluate(
             &rows,
             Columns {
@@ -374,7 +417,9 @@ mod tests {
 
     #[test]
     fn floor_fast_is_floor() {
-        for x in [-2.5, -2.0, -1e-300, -0.0, 0.0, 0.3, 1.0, 1.999_999, 4.5e14, -4.5e14] {
+        for x in [
+            -2.5, -2.0, -1e-300, -0.0, 0.0, 0.3, 1.0, 1.999_999, 4.5e14, -4.5e14,
+        ] {
             assert_eq!(floor_fast(x), x.floor(), "{x}");
         }
     }

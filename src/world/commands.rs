@@ -105,7 +105,9 @@ impl MotionCommands {
             slot,
             version,
         };
-        state.commands.push(Command::Spawn(handle, Box::new(motion)));
+        state
+            .commands
+            .push(Command::Spawn(handle, Box::new(motion)));
         handle
     }
 

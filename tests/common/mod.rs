@@ -94,6 +94,11 @@ pub fn load(name: &str) -> serde_json::Value {
         .unwrap_or_else(|e| panic!("cannot read conformance file {}: {e}", path.display()));
     let value: serde_json::Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
-    assert_eq!(value["version"], 1, "{}: unknown schema version", path.display());
+    assert_eq!(
+        value["version"],
+        1,
+        "{}: unknown schema version",
+        path.display()
+    );
     value
 }
