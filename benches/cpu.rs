@@ -14,8 +14,10 @@ use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 const DT: f64 = 1.0 / 60.0;
 
-/// A world of `n` looping OutQuad f32 motions (the baseline's configuration).
-fn looping_world(n: usize, threads: Option<usize>) -> (MotionWorld, MotionHandle) {
+/// A world of `n` looping OutQuad f32 motions (the baseline's configuration). `staggered`
+/// gives every motion its own clock (as the baseline has); otherwise they all start in the
+/// same update, a burst that the executor evaluates once per 64-row chunk.
+fn looping_world(n: usize, threads: Option<usize>, staggered: bool) -> (MotionWorld, MotionHandle) {
     let mut world = MotionWorld::new();
     if let Some(t) = threads {
         world.set_cpu_threads(t);
@@ -28,6 +30,11 @@ fn looping_world(n: usize, threads: Option<usize>) -> (MotionWorld, MotionHandle
             .loops(-1, LoopType::Restart)
             .run(&mut world)
             .expect("valid motion");
+        if staggered {
+            world
+                .set_time(h, (i % 1000) as f64 * 0.002)
+                .expect("live motion");
+        }
         if i == 0 {
             first = h;
         }
@@ -56,24 +63,18 @@ fn update(c: &mut Criterion) {
                 .measurement_time(Duration::from_secs(1));
         }
 
-        let (mut world, h) = looping_world(n, None);
-        let label = format!("engine-{}t", world.cpu_threads());
-        group.bench_function(BenchmarkId::new(label, n), |b| {
-            b.iter(|| {
-                world.update(DT).expect("valid delta");
-            });
-            black_box(world.value::<f32>(h).ok());
-        });
-        drop(world);
-
-        let (mut world, h) = looping_world(n, Some(1));
-        group.bench_function(BenchmarkId::new("engine-1t", n), |b| {
-            b.iter(|| {
-                world.update(DT).expect("valid delta");
-            });
-            black_box(world.value::<f32>(h).ok());
-        });
-        drop(world);
+        for (staggered, shape) in [(true, "staggered"), (false, "burst")] {
+            for threads in [None, Some(1)] {
+                let (mut world, h) = looping_world(n, threads, staggered);
+                let label = format!("engine-{}t-{shape}", world.cpu_threads());
+                group.bench_function(BenchmarkId::new(label, n), |b| {
+                    b.iter(|| {
+                        world.update(DT).expect("valid delta");
+                    });
+                    black_box(world.value::<f32>(h).ok());
+                });
+            }
+        }
 
         let mut floor = BaselineLoop::new(n);
         group.bench_function(BenchmarkId::new("baseline-1t", n), |b| {

@@ -6,6 +6,9 @@
 //! 2. **Easing**: when the whole chunk shares one ease and loop type (the usual case: rows are
 //!    created in batches), one monomorphic loop per (ease, loop type) pair; otherwise the
 //!    scalar reference [`progress`] per row.
+//!
+//! A chunk whose rows share everything but their lanes (a burst made in one update) skips
+//! passes 1 and 2: its one progress comes from the reference.
 //! 3. **Lerp**: lane 0 for every row, lanes 1–3 for the rows that have them.
 //!
 //! Every result equals the scalar reference [`progress`] bit for bit (a test checks this on
@@ -100,6 +103,8 @@ struct Shape {
     same_timing: bool,
     /// Every row has the first row's ease and loop type.
     same_easing: bool,
+    /// Every row has the first row's base (rows created in the same update).
+    same_base: bool,
     /// Some row has a zero duration (the scalar path's formulas).
     zero_duration: bool,
     /// Some row has more than one lane.
@@ -109,7 +114,7 @@ struct Shape {
 #[inline(always)]
 fn shape(rows: &[MotionRow]) -> Shape {
     let first = &rows[0];
-    let (mut timing, mut easing, mut lanes, mut zero) = (0u32, 0u32, 0u32, false);
+    let (mut timing, mut easing, mut base, mut lanes, mut zero) = (0u32, 0u32, 0u32, 0u32, false);
     for r in rows {
         timing |= (r.speed.to_bits() ^ first.speed.to_bits())
             | (r.duration.to_bits() ^ first.duration.to_bits())
@@ -117,12 +122,15 @@ fn shape(rows: &[MotionRow]) -> Shape {
             | (r.loops ^ first.loops) as u32
             | ((r.flags ^ first.flags) & TIMING_FLAGS);
         easing |= (r.flags ^ first.flags) & EASE_LOOP_MASK;
+        base |= (r.base_hi.to_bits() ^ first.base_hi.to_bits())
+            | (r.base_lo.to_bits() ^ first.base_lo.to_bits());
         lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
         zero |= r.duration <= 0.0;
     }
     Shape {
         same_timing: timing == 0,
         same_easing: easing == 0,
+        same_base: base == 0,
         zero_duration: zero,
         multi_lane: lanes != 0,
     }
@@ -287,11 +295,17 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
         let start = chunk_index * CHUNK;
         let n = chunk.len();
         let shape = shape(chunk);
-        timing(chunk, &shape, now, &mut timing_buf);
-
-        if shape.same_easing && !shape.zero_duration {
+        if shape.same_timing && shape.same_base && shape.same_easing {
+            // A burst: rows made in the same update with the same settings share one
+            // progress, computed once by the reference.
+            let first = &chunk[0];
+            let kind = first.time_kind() as usize;
+            p[..n].fill(progress(first, first.clock(now[kind])).eased);
+        } else if shape.same_easing && !shape.zero_duration {
+            timing(chunk, &shape, now, &mut timing_buf);
             ease_homogeneous(chunk[0].flags & EASE_LOOP_MASK, &timing_buf, n, &mut p);
         } else {
+            timing(chunk, &shape, now, &mut timing_buf);
             for (i, row) in chunk.iter().enumerate() {
                 p[i] = progress(row, timing_buf.time[i]).eased;
             }
@@ -378,11 +392,14 @@ mod tests {
             let template = random_row(&mut rng, &now);
             for _ in 0..CHUNK {
                 let mut row = template;
-                let kind = row.time_kind() as usize;
-                row.anchor(
-                    now[kind] - rng.unit() * 20.0,
-                    rng.unit() * 30.0 * f64::from(run),
-                );
+                // Odd runs are bursts (one base for the whole chunk), even ones staggered.
+                if run % 2 == 0 {
+                    let kind = row.time_kind() as usize;
+                    row.anchor(
+                        now[kind] - rng.unit() * 20.0,
+                        rng.unit() * 30.0 * f64::from(run),
+                    );
+                }
                 rows.push(row);
             }
         }
