@@ -272,6 +272,7 @@ impl<T: Animatable> Motion<T> {
                 complete: self.on_complete,
                 cancel: self.on_cancel,
                 loop_complete: self.on_loop_complete,
+                completion: None,
             })
         });
         Ok(BuiltMotion {

@@ -57,4 +57,7 @@ pub use row::MotionRow;
 pub use settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use value::{AdapterKind, Animatable, Lanes};
 pub use world::callbacks::{CallbackError, CallbackKind};
-pub use world::{Executor, MotionCommands, MotionWorld, TimeDeltas};
+pub use world::{
+    Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
+    TimeDeltas,
+};

@@ -3,6 +3,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use std::sync::Arc;
+
+use super::completion::CompletionSlot;
 use crate::handle::MotionHandle;
 use crate::value::Lanes;
 
@@ -18,6 +21,8 @@ pub(crate) struct Callbacks {
     pub complete: Option<EventFn>,
     pub cancel: Option<EventFn>,
     pub loop_complete: Option<LoopFn>,
+    /// Futures waiting for this motion (see `MotionWorld::completion`).
+    pub completion: Option<Arc<CompletionSlot>>,
 }
 
 /// Which callback panicked.

@@ -9,6 +9,8 @@
 pub(crate) mod callbacks;
 mod clock;
 pub(crate) mod commands;
+mod completion;
+mod debug;
 pub(crate) mod events;
 mod ops;
 pub(crate) mod rows;
@@ -33,6 +35,8 @@ use slots::SlotTable;
 
 pub use clock::TimeDeltas;
 pub use commands::MotionCommands;
+pub use completion::{Canceled, Completion};
+pub use debug::{DebugEntry, DebugSnapshot};
 
 /// World ids start at 1; 0 is `MotionHandle::NONE`'s.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
@@ -199,7 +203,10 @@ impl MotionWorld {
                 }
                 true
             }
-            Executor::Auto => self.gpu.as_ref().is_some_and(|g| !g.context().is_software()),
+            Executor::Auto => self
+                .gpu
+                .as_ref()
+                .is_some_and(|g| !g.context().is_software()),
         };
         self.use_gpu = use_gpu;
         self.rows.set_mirrored(use_gpu);
@@ -226,7 +233,9 @@ impl MotionWorld {
     /// The readback mode of the GPU executor (blocking when none is attached).
     #[must_use]
     pub fn readback_mode(&self) -> ReadbackMode {
-        self.gpu.as_deref().map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
+        self.gpu
+            .as_deref()
+            .map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
     }
 
     /// A GPU failure since the last call, after which the world moved to the CPU executor
@@ -262,7 +271,9 @@ impl MotionWorld {
                     bound_motions: &self.bound_motions,
                 };
                 let slots = &self.slots;
-                match gpu.evaluate(&mut self.rows, &input, |s, v| slots.get(s, v).map(|x| x.row)) {
+                match gpu.evaluate(&mut self.rows, &input, |s, v| {
+                    slots.get(s, v).map(|x| x.row)
+                }) {
                     Ok(()) => return,
                     Err(error) => {
                         self.gpu_error = Some(error);
@@ -417,6 +428,7 @@ impl MotionWorld {
     fn clear_motions(&mut self) {
         for i in 0..self.rows.len() {
             let slot = self.rows.slot_of[i];
+            self.resolve_completion(slot, Err(Canceled));
             self.slots.free(slot);
             self.callbacks[slot as usize] = None;
             self.meta[slot as usize].pending_removal = false;
@@ -433,7 +445,11 @@ impl MotionWorld {
 
     /// Inserts a built motion at clock 0 (anchored at the current world time), into
     /// `reserved` if a command reserved its handle. Runs the immediate bind.
-    pub(crate) fn insert(&mut self, built: BuiltMotion, reserved: Option<MotionHandle>) -> MotionHandle {
+    pub(crate) fn insert(
+        &mut self,
+        built: BuiltMotion,
+        reserved: Option<MotionHandle>,
+    ) -> MotionHandle {
         let mut row = built.row;
         row.anchor(self.clocks.now[row.time_kind() as usize], 0.0);
         let row_index = self.rows.len() as u32;
@@ -524,7 +540,10 @@ impl MotionWorld {
             });
         }
         if now.is_completed() && !prev.is_completed() {
-            self.call(slot, CallbackKind::Complete, |c| c.complete.as_mut().map(guarded));
+            self.call(slot, CallbackKind::Complete, |c| {
+                c.complete.as_mut().map(guarded)
+            });
+            self.resolve_completion(slot, Ok(()));
             if !self.meta[slot as usize].options.preserve {
                 self.mark_removal(slot);
                 return false;
@@ -591,7 +610,64 @@ impl MotionWorld {
     /// Cancels a live motion: cancel callback, then removal after the current loop.
     fn cancel_slot(&mut self, slot: u32) {
         self.mark_removal(slot);
-        self.call(slot, CallbackKind::Cancel, |c| c.cancel.as_mut().map(guarded));
+        self.call(slot, CallbackKind::Cancel, |c| {
+            c.cancel.as_mut().map(guarded)
+        });
+        self.resolve_completion(slot, Err(Canceled));
+    }
+
+    /// Wakes the futures waiting for `slot`'s motion, if any.
+    fn resolve_completion(&mut self, slot: u32, result: Result<(), Canceled>) {
+        if let Some(waiting) = self.callbacks[slot as usize]
+            .as_deref()
+            .and_then(|c| c.completion.as_ref())
+        {
+            waiting.resolve(result);
+        }
+    }
+
+    /// A future that resolves when the motion completes (`Ok(())`; at once for a preserved
+    /// motion that already has) or is cancelled or cleared (`Err(Canceled)`; at once for a
+    /// stale handle). Needs no async runtime: await it anywhere while the world is updated.
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld};
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let world = Arc::new(Mutex::new(MotionWorld::new()));
+    /// let done = {
+    ///     let mut w = world.lock().unwrap();
+    ///     let h = Motion::new(0.0f32, 1.0, 0.5).run(&mut w).unwrap();
+    ///     w.completion(h)
+    /// };
+    /// let updater = {
+    ///     let world = Arc::clone(&world);
+    ///     std::thread::spawn(move || {
+    ///         for _ in 0..60 {
+    ///             world.lock().unwrap().update(1.0 / 60.0).unwrap();
+    ///         }
+    ///     })
+    /// };
+    /// assert_eq!(pollster::block_on(done), Ok(()));
+    /// updater.join().unwrap();
+    /// ```
+    pub fn completion(&mut self, h: MotionHandle) -> Completion {
+        let Ok((slot, row)) = self.live(h) else {
+            return Completion {
+                slot: completion::CompletionSlot::resolved(Err(Canceled)),
+            };
+        };
+        let row = self.rows.rows[row as usize];
+        if progress(&row, row.clock(self.clocks.now[row.time_kind() as usize])).is_completed() {
+            return Completion {
+                slot: completion::CompletionSlot::resolved(Ok(())),
+            };
+        }
+        let callbacks = self.callbacks[slot as usize].get_or_insert_with(Box::default);
+        let waiting = callbacks.completion.get_or_insert_with(Arc::default);
+        Completion {
+            slot: Arc::clone(waiting),
+        }
     }
 
     fn mark_removal(&mut self, slot: u32) {

@@ -10,7 +10,7 @@ use crate::value::{lerp_lanes, Animatable};
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.
-    fn live(&self, h: MotionHandle) -> Result<(u32, u32), MotionError> {
+    pub(super) fn live(&self, h: MotionHandle) -> Result<(u32, u32), MotionError> {
         if h.world != self.id {
             return Err(if h.is_none() {
                 MotionError::Destroyed(h)
@@ -107,7 +107,9 @@ impl MotionWorld {
     pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
         let (_, row_index) = self.live(h)?;
         let row = &self.rows.rows[row_index as usize];
-        if row.lane_count() != T::LANES || row.flags >> crate::row::FLAG_ADAPTER_SHIFT & 0xf != T::ADAPTER as u32 {
+        if row.lane_count() != T::LANES
+            || row.flags >> crate::row::FLAG_ADAPTER_SHIFT & 0xf != T::ADAPTER as u32
+        {
             return Err(MotionError::TypeMismatch(h));
         }
         let p = self.evaluate_now(row).1.eased;

@@ -1,0 +1,110 @@
+//! A debug view of the live motions, computed on demand: nothing is recorded per motion
+//! (LitMotion's debugger allocates per creation and keeps finished motions forever, seed 002).
+
+use std::fmt;
+
+use super::{Executor, MotionWorld};
+use crate::cpu::progress;
+use crate::handle::MotionHandle;
+use crate::settings::MotionStatus;
+
+/// One live motion in a [`DebugSnapshot`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct DebugEntry {
+    /// The motion.
+    pub handle: MotionHandle,
+    /// Its debug name (empty if none).
+    pub debug_name: &'static str,
+    /// Status now.
+    pub status: MotionStatus,
+    /// Motion clock now, seconds.
+    pub time: f64,
+    /// Completed loops.
+    pub completed_loops: u32,
+    /// Loop count (-1 infinite).
+    pub loops: i32,
+    /// Eased progress.
+    pub progress: f32,
+    /// Playback speed.
+    pub playback_speed: f32,
+    /// The executor evaluating it.
+    pub executor: Executor,
+}
+
+/// The live motions of a world at one moment, in creation order. `Display` prints a table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DebugSnapshot {
+    /// One entry per live motion.
+    pub entries: Vec<DebugEntry>,
+}
+
+impl MotionWorld {
+    /// Lists every live motion (allocates the list; nothing is kept between calls).
+    #[must_use]
+    pub fn debug_snapshot(&self) -> DebugSnapshot {
+        let executor = self.active_executor();
+        let mut entries: Vec<(u64, DebugEntry)> = (0..self.rows.len())
+            .map(|i| {
+                let row = &self.rows.rows[i];
+                let slot = self.rows.slot_of[i];
+                let meta = &self.meta[slot as usize];
+                let time = row.clock(self.clocks.now[row.time_kind() as usize]);
+                let p = progress(row, time);
+                let fresh = meta.birth_update == self.updates && !meta.touched;
+                let entry = DebugEntry {
+                    handle: self.handle_of(slot),
+                    debug_name: meta.debug_name,
+                    status: if fresh {
+                        MotionStatus::Scheduled
+                    } else {
+                        p.status
+                    },
+                    time,
+                    completed_loops: p.completed_loops,
+                    loops: row.loops,
+                    progress: p.eased,
+                    playback_speed: row.speed,
+                    executor,
+                };
+                (meta.seq, entry)
+            })
+            .collect();
+        entries.sort_unstable_by_key(|(seq, _)| *seq);
+        DebugSnapshot {
+            entries: entries.into_iter().map(|(_, e)| e).collect(),
+        }
+    }
+}
+
+impl fmt::Display for DebugSnapshot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{:<22} {:<16} {:<10} {:>10} {:>11} {:>9} {:>6} {:<4}",
+            "handle", "name", "status", "time", "loops", "progress", "speed", "exec"
+        )?;
+        for e in &self.entries {
+            let loops = if e.loops < 0 {
+                format!("{}/inf", e.completed_loops)
+            } else {
+                format!("{}/{}", e.completed_loops, e.loops)
+            };
+            writeln!(
+                f,
+                "{:<22} {:<16} {:<10} {:>10.3} {:>11} {:>9.4} {:>6.2} {:<4}",
+                format!("{:?}", e.handle),
+                e.debug_name,
+                format!("{:?}", e.status),
+                e.time,
+                loops,
+                e.progress,
+                e.playback_speed,
+                match e.executor {
+                    Executor::Gpu => "gpu",
+                    _ => "cpu",
+                }
+            )?;
+        }
+        write!(f, "{} live motion(s)", self.entries.len())
+    }
+}
