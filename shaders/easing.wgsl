@@ -1,95 +1,93 @@
-// The 31 standard eases (easings.net), a line-for-line port of src/ease.rs.
-// Keep the ids in sync with the `Ease` discriminants.
+// The 31 standard eases (easings.net), the formulas of src/ease.rs, evaluated without
+// branches. Keep the ids in sync with the `Ease` discriminants: 0 Linear, then In, Out,
+// InOut of Sine, Quad, Cubic, Quart, Quint, Expo, Circ, Elastic, Back, Bounce (ids 1..30).
+//
+// Every Out and InOut ease is its family's In curve, mirrored: Out(x) = 1 − In(1 − x),
+// InOut(x) = In(2x) / 2 below 0.5 and 1 − In(2 − 2x) / 2 above. (InOut Back and Elastic use
+// other constants for their In curve: c2, and c5 with phase 11.125.) So one evaluation of one
+// In curve serves all 31. The In curves are computed side by side and selected, not branched
+// to: a switch over the eases costs every case on SIMD-per-lane implementations (lavapipe
+// runs every case, masked, for every motion), while this costs one sin, one exp2 and one
+// sqrt. The results equal the CPU's formulas up to f32 rounding (a few ulps; the powers are
+// bit-identical).
 
 const PI: f32 = 3.14159265358979;
 const BACK_C1: f32 = 1.70158;
 const BACK_C2: f32 = 2.5949095; // c1 * 1.525
-const BACK_C3: f32 = 2.70158;   // c1 + 1
 const ELASTIC_C4: f32 = 2.0943951; // 2π / 3
 const ELASTIC_C5: f32 = 1.3962634; // 2π / 4.5
 const BOUNCE_N1: f32 = 7.5625;
 const BOUNCE_D1: f32 = 2.75;
 
-fn pow2(x: f32) -> f32 { return x * x; }
-fn pow3(x: f32) -> f32 { return x * x * x; }
-fn pow5(x: f32) -> f32 { let x2 = x * x; return x2 * x2 * x; }
-fn sqrt_clamped(x: f32) -> f32 { return sqrt(max(x, 0.0)); }
+const FAMILY_SINE: u32 = 0u;
+const FAMILY_QUAD: u32 = 1u;
+const FAMILY_CUBIC: u32 = 2u;
+const FAMILY_QUART: u32 = 3u;
+const FAMILY_QUINT: u32 = 4u;
+const FAMILY_EXPO: u32 = 5u;
+const FAMILY_CIRC: u32 = 6u;
+const FAMILY_ELASTIC: u32 = 7u;
+const FAMILY_BACK: u32 = 8u;
+const FAMILY_BOUNCE: u32 = 9u;
 
-fn out_bounce(x_in: f32) -> f32 {
-    var x = x_in;
-    if x < 1.0 / BOUNCE_D1 {
-        return BOUNCE_N1 * x * x;
-    } else if x < 2.0 / BOUNCE_D1 {
-        x -= 1.5 / BOUNCE_D1;
-        return BOUNCE_N1 * x * x + 0.75;
-    } else if x < 2.5 / BOUNCE_D1 {
-        x -= 2.25 / BOUNCE_D1;
-        return BOUNCE_N1 * x * x + 0.9375;
-    }
-    x -= 2.625 / BOUNCE_D1;
-    return BOUNCE_N1 * x * x + 0.984375;
+const MODE_IN: u32 = 0u;
+const MODE_OUT: u32 = 1u;
+const MODE_IN_OUT: u32 = 2u;
+
+// easeOutBounce, its four parabolas selected.
+fn out_bounce(x: f32) -> f32 {
+    let a = BOUNCE_N1 * x * x;
+    let x1 = x - 1.5 / BOUNCE_D1;
+    let b = BOUNCE_N1 * x1 * x1 + 0.75;
+    let x2 = x - 2.25 / BOUNCE_D1;
+    let c = BOUNCE_N1 * x2 * x2 + 0.9375;
+    let x3 = x - 2.625 / BOUNCE_D1;
+    let d = BOUNCE_N1 * x3 * x3 + 0.984375;
+    return select(select(select(d, c, x < 2.5 / BOUNCE_D1), b, x < 2.0 / BOUNCE_D1), a, x < 1.0 / BOUNCE_D1);
+}
+
+// The In curve of a family at u. `in_out` picks the InOut variants' constants.
+fn ease_in(family: u32, u: f32, in_out: bool) -> f32 {
+    let u2 = u * u;
+    let u3 = u2 * u;
+    let u4 = u2 * u2;
+    let u5 = u4 * u;
+    // One exp2 for Expo and Elastic, one sin for Sine (cos(uπ/2) = sin((1 − u)π/2)) and
+    // Elastic, one sqrt for Circ.
+    let e = exp2(10.0 * u - 10.0);
+    let phase = select(10.75, 11.125, in_out);
+    let frequency = select(ELASTIC_C4, ELASTIC_C5, in_out);
+    let s = sin(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
+    let c = select(BACK_C1, BACK_C2, in_out);
+
+    var y = 1.0 - s; // Sine
+    y = select(y, u2, family == FAMILY_QUAD);
+    y = select(y, u3, family == FAMILY_CUBIC);
+    y = select(y, u4, family == FAMILY_QUART);
+    y = select(y, u5, family == FAMILY_QUINT);
+    y = select(y, e, family == FAMILY_EXPO);
+    y = select(y, 1.0 - sqrt(max(1.0 - u2, 0.0)), family == FAMILY_CIRC);
+    y = select(y, -e * s, family == FAMILY_ELASTIC);
+    y = select(y, u2 * ((c + 1.0) * u - c), family == FAMILY_BACK);
+    y = select(y, 1.0 - out_bounce(1.0 - u), family == FAMILY_BOUNCE);
+    return y;
 }
 
 fn ease(id: u32, x: f32) -> f32 {
-    switch id {
-        case 0u: { return x; }
-        case 1u: { return 1.0 - cos((x * PI) / 2.0); }
-        case 2u: { return sin((x * PI) / 2.0); }
-        case 3u: { return -(cos(PI * x) - 1.0) / 2.0; }
-        case 4u: { return x * x; }
-        case 5u: { return 1.0 - (1.0 - x) * (1.0 - x); }
-        case 6u: { return select(1.0 - pow2(-2.0 * x + 2.0) / 2.0, 2.0 * x * x, x < 0.5); }
-        case 7u: { return x * x * x; }
-        case 8u: { return 1.0 - pow3(1.0 - x); }
-        case 9u: { return select(1.0 - pow3(-2.0 * x + 2.0) / 2.0, 4.0 * x * x * x, x < 0.5); }
-        case 10u: { return pow2(x * x); }
-        case 11u: { return 1.0 - pow2(pow2(1.0 - x)); }
-        case 12u: { return select(1.0 - pow2(pow2(-2.0 * x + 2.0)) / 2.0, 8.0 * pow2(x * x), x < 0.5); }
-        case 13u: { return pow2(x * x) * x; }
-        case 14u: { return 1.0 - pow5(1.0 - x); }
-        case 15u: { return select(1.0 - pow5(-2.0 * x + 2.0) / 2.0, 16.0 * pow5(x), x < 0.5); }
-        case 16u: { return select(exp2(10.0 * x - 10.0), 0.0, x == 0.0); }
-        case 17u: { return select(1.0 - exp2(-10.0 * x), 1.0, x == 1.0); }
-        case 18u: {
-            if x == 0.0 { return 0.0; }
-            if x == 1.0 { return 1.0; }
-            if x < 0.5 { return exp2(20.0 * x - 10.0) / 2.0; }
-            return (2.0 - exp2(-20.0 * x + 10.0)) / 2.0;
-        }
-        case 19u: { return 1.0 - sqrt_clamped(1.0 - x * x); }
-        case 20u: { return sqrt_clamped(1.0 - pow2(x - 1.0)); }
-        case 21u: {
-            if x < 0.5 { return (1.0 - sqrt_clamped(1.0 - pow2(2.0 * x))) / 2.0; }
-            return (sqrt_clamped(1.0 - pow2(-2.0 * x + 2.0)) + 1.0) / 2.0;
-        }
-        case 22u: {
-            if x == 0.0 { return 0.0; }
-            if x == 1.0 { return 1.0; }
-            return -exp2(10.0 * x - 10.0) * sin((x * 10.0 - 10.75) * ELASTIC_C4);
-        }
-        case 23u: {
-            if x == 0.0 { return 0.0; }
-            if x == 1.0 { return 1.0; }
-            return exp2(-10.0 * x) * sin((x * 10.0 - 0.75) * ELASTIC_C4) + 1.0;
-        }
-        case 24u: {
-            if x == 0.0 { return 0.0; }
-            if x == 1.0 { return 1.0; }
-            if x < 0.5 { return -(exp2(20.0 * x - 10.0) * sin((20.0 * x - 11.125) * ELASTIC_C5)) / 2.0; }
-            return (exp2(-20.0 * x + 10.0) * sin((20.0 * x - 11.125) * ELASTIC_C5)) / 2.0 + 1.0;
-        }
-        case 25u: { return BACK_C3 * x * x * x - BACK_C1 * x * x; }
-        case 26u: { return 1.0 + BACK_C3 * pow3(x - 1.0) + BACK_C1 * pow2(x - 1.0); }
-        case 27u: {
-            if x < 0.5 { return (pow2(2.0 * x) * ((BACK_C2 + 1.0) * 2.0 * x - BACK_C2)) / 2.0; }
-            return (pow2(2.0 * x - 2.0) * ((BACK_C2 + 1.0) * (x * 2.0 - 2.0) + BACK_C2) + 2.0) / 2.0;
-        }
-        case 28u: { return 1.0 - out_bounce(1.0 - x); }
-        case 29u: { return out_bounce(x); }
-        case 30u: {
-            if x < 0.5 { return (1.0 - out_bounce(1.0 - 2.0 * x)) / 2.0; }
-            return (1.0 + out_bounce(2.0 * x - 1.0)) / 2.0;
-        }
-        default: { return x; }
-    }
+    let family = (id - 1u) / 3u;
+    let mode = (id - 1u) % 3u;
+    let lower = x < 0.5;
+    var u = x;
+    u = select(u, 1.0 - x, mode == MODE_OUT);
+    u = select(u, select(2.0 - 2.0 * x, 2.0 * x, lower), mode == MODE_IN_OUT);
+    let y = ease_in(family, u, mode == MODE_IN_OUT);
+    var r = y;
+    r = select(r, 1.0 - y, mode == MODE_OUT);
+    r = select(r, select(1.0 - y / 2.0, y / 2.0, lower), mode == MODE_IN_OUT);
+    // Expo and Elastic are exactly 0 at 0 and 1 at 1.
+    let exact_ends = family == FAMILY_EXPO || family == FAMILY_ELASTIC;
+    r = select(r, 0.0, exact_ends && x == 0.0);
+    r = select(r, 1.0, exact_ends && x == 1.0);
+    // Linear (id 0; unknown ids too).
+    return select(r, x, id == 0u || id > 30u);
 }

@@ -11,12 +11,20 @@
 
 const WORKGROUP_SIZE: u32 = 256u;
 
-fn world_time(kind: u32) -> vec2<f32> {
-    switch kind {
-        case 1u: { return frame.world_01.zw; }
-        case 2u: { return frame.world_2.xy; }
-        default: { return frame.world_01.xy; }
-    }
+// frame.opaque_zero, read once per invocation.
+var<private> opaque_zero: u32;
+
+// x, unchanged, but opaque to the compiler (frame.opaque_zero is always 0). The two-sums of
+// clock.wgsl need it: without it, algebraic simplification (which WGSL permits; Mesa does it)
+// turns `(a + b) - a` into `b` and the error terms into 0, and the clock loses its low part.
+fn opaque(x: f32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) | opaque_zero);
+}
+
+// World time of a kind as (hi, mid, lo), summing exactly to the f64 world clock.
+fn world_time(kind: u32) -> vec3<f32> {
+    let k = min(kind, 2u);
+    return vec3<f32>(frame.world_hi[k], frame.world_mid[k], frame.world_lo[k]);
 }
 
 @compute @workgroup_size(256)
@@ -26,6 +34,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     if i >= frame.row_count {
         return;
     }
+    opaque_zero = frame.opaque_zero;
     let row = rows[i];
     let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
     let p = progress(row, motion_clock(row, world_time(kind))).eased;

@@ -20,17 +20,18 @@ struct MotionRow {
 
 // Keep in sync with `GpuFrame` in src/gpu/layout.rs.
 struct Frame {
-    // World time per time kind as (hi, lo) pairs: x/y scaled, z/w unscaled.
-    world_01: vec4<f32>,
-    // x/y realtime; z unused; w unused.
-    world_2: vec4<f32>,
+    // World time per time kind (x scaled, y unscaled, z realtime) as hi + mid + lo, exact.
+    world_hi: vec4<f32>,
+    world_mid: vec4<f32>,
+    world_lo: vec4<f32>,
     // Rows to evaluate.
     row_count: u32,
     // Capacity of each lane section in the lane and output buffers.
     lane_stride: u32,
     // Workgroups per row of a 2D-folded dispatch.
     groups_x: u32,
-    _pad: u32,
+    // Always 0: see `opaque` in evaluate.wgsl.
+    opaque_zero: u32,
 }
 
 const FLAG_LOOP_TYPE_SHIFT: u32 = 8u;

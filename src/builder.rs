@@ -4,6 +4,7 @@ use bytemuck::Zeroable;
 
 use crate::ease::Ease;
 use crate::error::BuildError;
+use crate::gpu::GpuTarget;
 use crate::handle::MotionHandle;
 use crate::row::{pack_flags, MotionRow};
 use crate::settings::{DelayType, LoopType, TimeKind};
@@ -47,6 +48,7 @@ pub struct Motion<T: Animatable> {
     on_complete: Option<EventFn>,
     on_cancel: Option<EventFn>,
     on_loop_complete: Option<LoopFn>,
+    target: Option<GpuTarget>,
 }
 
 /// Boolean settings of a built motion that the world keeps per slot.
@@ -65,6 +67,9 @@ pub(crate) struct BuiltMotion {
     pub options: MotionOptions,
     pub debug_name: &'static str,
     pub callbacks: Option<Box<Callbacks>>,
+    /// Where the value is written on the GPU, if anywhere (validated against the buffer;
+    /// the world checks the rest).
+    pub target: Option<GpuTarget>,
 }
 
 impl<T: Animatable> Motion<T> {
@@ -92,6 +97,7 @@ impl<T: Animatable> Motion<T> {
             on_complete: None,
             on_cancel: None,
             on_loop_complete: None,
+            target: None,
         }
     }
 
@@ -183,6 +189,26 @@ impl<T: Animatable> Motion<T> {
         self
     }
 
+    /// Also writes the value into a user's storage buffer in every update (see
+    /// [`GpuTarget`]), alongside any bind. The world needs a GPU context; a target outside
+    /// its buffer, a buffer without `STORAGE` usage, or a world without a context is a
+    /// build error.
+    pub fn target(mut self, target: GpuTarget) -> Self {
+        self.target = Some(target);
+        self
+    }
+
+    /// Adds the motion to `world`, writing its value into `target` in every update, on
+    /// the GPU (with either executor; no readback). Shorthand for
+    /// `self.target(target).run(world)`.
+    pub fn bind_to_buffer(
+        self,
+        world: &mut MotionWorld,
+        target: GpuTarget,
+    ) -> Result<MotionHandle, BuildError> {
+        self.target(target).run(world)
+    }
+
     /// Adds the motion to `world`, calling `bind` with its value in every update that
     /// produces one (SEMANTICS.md §6).
     pub fn bind(
@@ -191,13 +217,19 @@ impl<T: Animatable> Motion<T> {
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
         let built = self.build(Some(wrap_bind(bind)))?;
+        if let Some(target) = &built.target {
+            world.check_target(target, T::LANES)?;
+        }
         Ok(world.insert(built, None))
     }
 
     /// Adds the motion to `world` without a bind (read it with
-    /// [`MotionWorld::value`], or later through GPU targets).
+    /// [`MotionWorld::value`], or through a GPU [`target`](Self::target)).
     pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
         let built = self.build(None)?;
+        if let Some(target) = &built.target {
+            world.check_target(target, T::LANES)?;
+        }
         Ok(world.insert(built, None))
     }
 
@@ -243,6 +275,9 @@ impl<T: Animatable> Motion<T> {
         if !self.speed.is_finite() {
             return Err(BuildError::InvalidPlaybackSpeed(self.speed));
         }
+        if let Some(target) = &self.target {
+            target.validate(T::LANES, target.buffer.size())?;
+        }
         let row = MotionRow {
             speed: self.speed,
             duration: self.duration,
@@ -286,6 +321,7 @@ impl<T: Animatable> Motion<T> {
             },
             debug_name: self.debug_name,
             callbacks,
+            target: self.target,
         })
     }
 }

@@ -29,6 +29,25 @@ pub enum BuildError {
     /// The playback speed is NaN or infinite.
     #[error("playback speed must be finite, got {0}")]
     InvalidPlaybackSpeed(f32),
+    /// A [`GpuTarget`](crate::gpu::GpuTarget) would write past the end of its buffer (or
+    /// of the part of it a storage binding can reach on this device).
+    #[error("GPU target writes f32s up to index {end} (exclusive), but its buffer holds {len}")]
+    TargetOutOfBounds {
+        /// One past the last f32 index the motion would write.
+        end: u64,
+        /// f32s in the buffer (within the device's storage binding limit).
+        len: u64,
+    },
+    /// A [`GpuTarget`](crate::gpu::GpuTarget)'s buffer lacks `BufferUsages::STORAGE`.
+    #[error("GPU target buffer lacks STORAGE usage")]
+    TargetNotStorage,
+    /// A [`GpuTarget`](crate::gpu::GpuTarget) was given to a world with no GPU context.
+    #[error("GPU target on a world with no GPU context attached")]
+    NoGpu,
+    /// The device refused to bind a [`GpuTarget`](crate::gpu::GpuTarget)'s buffer (for
+    /// example, a buffer of another device, or a destroyed one).
+    #[error("GPU target buffer cannot be bound: {0}")]
+    TargetRejected(String),
 }
 
 /// Why an operation on a motion handle failed. The `try_*` variants of the operations return

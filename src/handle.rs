@@ -54,7 +54,11 @@ impl fmt::Debug for MotionHandle {
         if self.is_none() {
             f.write_str("MotionHandle(NONE)")
         } else {
-            write!(f, "MotionHandle(w{}:{}v{})", self.world, self.slot, self.version)
+            write!(
+                f,
+                "MotionHandle(w{}:{}v{})",
+                self.world, self.slot, self.version
+            )
         }
     }
 }

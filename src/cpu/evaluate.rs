@@ -182,7 +182,10 @@ mod tests {
         assert_eq!(p.eased, 0.5);
         assert_eq!(progress(&r, 0.25).status, MotionStatus::Delayed);
         let end = progress(&r, 3.5);
-        assert_eq!((end.status, end.completed_loops, end.eased), (MotionStatus::Completed, 3, 1.0));
+        assert_eq!(
+            (end.status, end.completed_loops, end.eased),
+            (MotionStatus::Completed, 3, 1.0)
+        );
     }
 
     #[test]
@@ -224,6 +227,9 @@ mod tests {
     fn negative_clock_is_delayed_at_start() {
         let r = row(1.0, 0.0, -1, LoopType::Restart, DelayType::FirstLoop);
         let p = progress(&r, -0.5);
-        assert_eq!((p.status, p.completed_loops, p.eased), (MotionStatus::Delayed, 0, 0.0));
+        assert_eq!(
+            (p.status, p.completed_loops, p.eased),
+            (MotionStatus::Delayed, 0, 0.0)
+        );
     }
 }

@@ -33,7 +33,11 @@ impl CpuExecutor {
     /// Uses at most `threads` threads (≥ 1); 1 evaluates on the calling thread only.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
-        if self.pool.as_ref().is_some_and(|p| p.parts() != self.threads) {
+        if self
+            .pool
+            .as_ref()
+            .is_some_and(|p| p.parts() != self.threads)
+        {
             self.pool = None;
         }
     }
@@ -55,7 +59,12 @@ impl CpuExecutor {
         ];
         let inputs = Inputs {
             rows: &rows.rows,
-            lanes: [&rows.lanes[0], &rows.lanes[1], &rows.lanes[2], &rows.lanes[3]],
+            lanes: [
+                &rows.lanes[0],
+                &rows.lanes[1],
+                &rows.lanes[2],
+                &rows.lanes[3],
+            ],
         };
         if parts == 1 {
             // SAFETY: the whole range, on this thread only.

@@ -119,7 +119,10 @@ fn worker_loop(shared: &Shared, part: usize) {
         let job = {
             let mut state = shared.lock();
             while state.generation == seen && !state.shutdown {
-                state = shared.wake.wait(state).unwrap_or_else(PoisonError::into_inner);
+                state = shared
+                    .wake
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
             }
             if state.shutdown {
                 return;

@@ -55,12 +55,17 @@ impl From<wgpu::Error> for GpuError {
 /// [`GpuContext::new`], or share a renderer's device with [`GpuContext::from_device`].
 #[derive(Clone)]
 pub struct GpuContext {
+    /// One pointer, so a context is as cheap to move and clone as a handle.
+    inner: Arc<Shared>,
+}
+
+struct Shared {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     lost: Arc<AtomicBool>,
     /// Built once per context and shared by every world on it.
-    pipelines: Arc<Mutex<Option<Arc<Pipelines>>>>,
+    pipelines: Mutex<Option<Arc<Pipelines>>>,
 }
 
 impl GpuContext {
@@ -126,21 +131,27 @@ impl GpuContext {
             flag.store(true, Ordering::Release);
         });
         Self {
-            device,
-            queue,
-            info,
-            lost,
-            pipelines: Arc::new(Mutex::new(None)),
+            inner: Arc::new(Shared {
+                device,
+                queue,
+                info,
+                lost,
+                pipelines: Mutex::new(None),
+            }),
         }
     }
 
     /// The compute pipelines, built on first use.
     pub(crate) fn pipelines(&self) -> Result<Arc<Pipelines>, GpuError> {
-        let mut cached = self.pipelines.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cached = self
+            .inner
+            .pipelines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if let Some(p) = cached.as_ref() {
             return Ok(Arc::clone(p));
         }
-        let built = Arc::new(self.scoped(|| Pipelines::new(&self.device))?);
+        let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device))?);
         *cached = Some(Arc::clone(&built));
         Ok(built)
     }
@@ -148,37 +159,40 @@ impl GpuContext {
     /// The device.
     #[must_use]
     pub fn device(&self) -> &wgpu::Device {
-        &self.device
+        &self.inner.device
     }
 
     /// The queue.
     #[must_use]
     pub fn queue(&self) -> &wgpu::Queue {
-        &self.queue
+        &self.inner.queue
     }
 
     /// The adapter's description.
     #[must_use]
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
-        &self.info
+        &self.inner.info
     }
 
     /// Whether the adapter is a software rasterizer (lavapipe, WARP, SwiftShader), where the
     /// CPU executor is faster.
     #[must_use]
     pub fn is_software(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::Cpu
+        self.inner.info.device_type == wgpu::DeviceType::Cpu
     }
 
     /// Whether the device has been lost.
     #[must_use]
     pub fn is_lost(&self) -> bool {
-        self.lost.load(Ordering::Acquire)
+        self.inner.lost.load(Ordering::Acquire)
     }
 
     pub(crate) fn check_lost(&self) -> Result<(), GpuError> {
         if self.is_lost() {
-            Err(GpuError::DeviceLost(format!("{} is gone", self.info.name)))
+            Err(GpuError::DeviceLost(format!(
+                "{} is gone",
+                self.inner.info.name
+            )))
         } else {
             Ok(())
         }
@@ -187,8 +201,14 @@ impl GpuContext {
     /// Runs `f` inside validation and out-of-memory error scopes; returns the first error.
     pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, GpuError> {
         self.check_lost()?;
-        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
-        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let oom = self
+            .inner
+            .device
+            .push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self
+            .inner
+            .device
+            .push_error_scope(wgpu::ErrorFilter::Validation);
         let value = f();
         let validation = pollster::block_on(validation.pop());
         let oom = pollster::block_on(oom.pop());
@@ -203,9 +223,9 @@ impl GpuContext {
 impl std::fmt::Debug for GpuContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("GpuContext")
-            .field("adapter", &self.info.name)
-            .field("device_type", &self.info.device_type)
-            .field("backend", &self.info.backend)
+            .field("adapter", &self.inner.info.name)
+            .field("device_type", &self.inner.info.device_type)
+            .field("backend", &self.inner.info.backend)
             .field("lost", &self.is_lost())
             .finish_non_exhaustive()
     }

@@ -1,20 +1,25 @@
 //! The GPU executor: mirrors the rows in storage buffers and evaluates them in one compute
 //! dispatch per update.
 //!
-//! Per update, one command buffer: (1) grow or shrink the table by GPU copy if needed,
-//! (2) apply the frame's row changes (moves from swap-removes, then uploads of new and
-//! re-anchored rows), (3) evaluate every row, (4) gather the values of motions with a CPU bind
-//! and copy them into a readback staging buffer. Two `write_buffer` calls at most: the frame
-//! header (clocks, params, gather list) and, in frames with changes, the changes.
+//! Per update, one command buffer: (1) grow the table by GPU copy if needed, (2) apply the
+//! frame's row changes (moves from swap-removes, then uploads of new and re-anchored rows),
+//! (3) shrink the table if it is a quarter full (after the moves, which may read rows past the
+//! new capacity), (4) evaluate every row, (5) scatter the values of motions with a GPU target
+//! into their buffers, (6) gather the values of motions with a CPU bind and copy them into a
+//! readback staging buffer. `write_buffer` calls: the frame header (clocks, params, gather
+//! list); in frames with changes, the changes; with targets, their params and changed entries.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytemuck::Zeroable;
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{fold_dispatch, split_f64, ApplyParams, GatherParams, GpuFrame, RowOp};
+use super::layout::{fold_dispatch, split3_f64, ApplyParams, GatherParams, GpuFrame, RowOp};
 use super::pipelines::Pipelines;
+use super::targets::{self, Source, Targets};
+use crate::error::BuildError;
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
 
@@ -40,6 +45,8 @@ const GATHER_LIST_OFFSET: u64 = 1024;
 const MIN_ROWS: u32 = 1024;
 /// Readback staging buffers in the ring.
 const RING: usize = 3;
+/// Longest wait for a readback mapping before it counts as failed.
+const MAP_TIMEOUT: Duration = Duration::from_secs(30);
 
 const EVALUATE_GROUP: u32 = 256;
 const SMALL_GROUP: u32 = 64;
@@ -87,6 +94,8 @@ pub(crate) struct GpuExecutor {
     mode: ReadbackMode,
     max_per_axis: u32,
     max_binding: u64,
+    /// Rises whenever the table is replaced (target bind groups made for it are stale).
+    table_generation: u64,
     // Scratch reused every frame.
     moves: Vec<[u32; 2]>,
     uploads: Vec<u32>,
@@ -105,10 +114,12 @@ impl GpuExecutor {
     pub fn new(ctx: GpuContext) -> Result<Self, GpuError> {
         let pipelines = ctx.pipelines()?;
         let limits = ctx.device().limits();
-        let header = create_header(&ctx, 0)?;
+        let header = ctx.scoped(|| create_header(&ctx, 0))??;
         Ok(Self {
             max_per_axis: limits.max_compute_workgroups_per_dimension,
-            max_binding: limits.max_storage_buffer_binding_size.min(limits.max_buffer_size),
+            max_binding: limits
+                .max_storage_buffer_binding_size
+                .min(limits.max_buffer_size),
             ctx,
             pipelines,
             table: None,
@@ -121,6 +132,7 @@ impl GpuExecutor {
             evaluate_group: None,
             gather_group: None,
             mode: ReadbackMode::Blocking,
+            table_generation: 0,
             moves: Vec::new(),
             uploads: Vec::new(),
             bytes: Vec::new(),
@@ -139,6 +151,56 @@ impl GpuExecutor {
         self.mode
     }
 
+    /// Writes the targeted motions' values, evaluated by the CPU executor into
+    /// `rows.outputs`, into their target buffers: one upload and one scatter submission.
+    pub fn fill_targets(&mut self, targets: &mut Targets, rows: &Rows) -> Result<(), GpuError> {
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let ctx = self.ctx.clone();
+        ctx.scoped(|| {
+            let mut encoder =
+                ctx.device()
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("wgpu-tween targets"),
+                    });
+            targets.record(
+                &ctx,
+                &self.pipelines,
+                &mut encoder,
+                Source::Upload(rows),
+                self.max_per_axis,
+            )?;
+            ctx.queue().submit([encoder.finish()]);
+            Ok(())
+        })?
+    }
+
+    /// Bytes of `buffer` a target scatter can bind on this device.
+    pub fn target_binding_size(&self, buffer: &wgpu::Buffer) -> u64 {
+        targets::binding_size(buffer, self.max_binding)
+    }
+
+    /// Checks that `buffer` can be bound as a target on this device.
+    pub fn probe_target(&self, buffer: &wgpu::Buffer) -> Result<(), BuildError> {
+        targets::probe(
+            &self.ctx,
+            &self.pipelines,
+            buffer,
+            self.target_binding_size(buffer),
+        )
+    }
+
+    /// Caps the workgroups per dispatch axis (at least 1, at most the device limit).
+    pub fn set_max_workgroups_per_axis(&mut self, groups: u32) {
+        let limit = self
+            .ctx
+            .device()
+            .limits()
+            .max_compute_workgroups_per_dimension;
+        self.max_per_axis = groups.clamp(1, limit);
+    }
+
     /// Row capacity of the GPU table (0 before the first update).
     pub fn capacity(&self) -> u32 {
         self.table.as_ref().map_or(0, |t| t.capacity)
@@ -151,27 +213,33 @@ impl GpuExecutor {
         &mut self,
         rows: &mut Rows,
         input: &FrameInput<'_>,
+        targets: &mut Targets,
         row_of: impl Fn(u32, u32) -> Option<u32>,
     ) -> Result<(), GpuError> {
         let ctx = self.ctx.clone();
-        ctx.scoped(|| self.record_and_submit(rows, input))??;
+        let submitted = ctx.scoped(|| self.record_and_submit(rows, input, targets))??;
         match self.mode {
             ReadbackMode::Blocking => {
-                self.ctx
-                    .device()
-                    .poll(wgpu::PollType::wait_indefinitely())
-                    .map_err(|e| GpuError::DeviceLost(e.to_string()))?;
-                self.ctx.check_lost()?;
-                let latest = (self.next_staging + RING - 1) % RING;
-                self.read_back(latest, rows, &row_of)?;
+                if let Some(k) = submitted {
+                    self.wait_for_map(k)?;
+                    self.read_back(k, rows, &row_of)?;
+                }
             }
             ReadbackMode::Pipelined => {
                 let _ = self.ctx.device().poll(wgpu::PollType::Poll);
-                // The newest mapped entry other than the one just submitted.
-                let just = (self.next_staging + RING - 1) % RING;
-                for back in 1..RING {
-                    let k = (just + RING - back) % RING;
-                    if self.ring.get(k).is_some_and(|s| s.state.load(Ordering::Acquire) == MAPPED) {
+                // The newest mapped entry other than the one just submitted. The ring is
+                // filled in order, so walking back from the newest submission finds it.
+                let newest = (self.next_staging + RING - 1) % RING;
+                for back in 0..RING {
+                    let k = (newest + RING - back) % RING;
+                    if Some(k) == submitted {
+                        continue;
+                    }
+                    if self
+                        .ring
+                        .get(k)
+                        .is_some_and(|s| s.state.load(Ordering::Acquire) == MAPPED)
+                    {
                         self.read_back(k, rows, &row_of)?;
                         break;
                     }
@@ -181,7 +249,40 @@ impl GpuExecutor {
         Ok(())
     }
 
-    fn record_and_submit(&mut self, rows: &mut Rows, input: &FrameInput<'_>) -> Result<(), GpuError> {
+    /// Waits until ring entry `k` is mapped (or its mapping failed).
+    ///
+    /// `poll(wait)` alone is not enough when other threads share the device: their poll may
+    /// have collected our map callback and be about to run it when ours returns. So after
+    /// the wait, spin (polling) until the callback has run, with a timeout.
+    fn wait_for_map(&self, k: usize) -> Result<(), GpuError> {
+        let Some(staging) = self.ring.get(k) else {
+            return Ok(());
+        };
+        let device = self.ctx.device();
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::DeviceLost(e.to_string()))?;
+        let start = Instant::now();
+        while staging.state.load(Ordering::Acquire) == PENDING {
+            self.ctx.check_lost()?;
+            if start.elapsed() > MAP_TIMEOUT {
+                return Err(GpuError::Map(
+                    "timed out waiting for a readback buffer".into(),
+                ));
+            }
+            std::thread::yield_now();
+            let _ = device.poll(wgpu::PollType::Poll);
+        }
+        self.ctx.check_lost()
+    }
+
+    /// Records and submits one update; returns the ring entry the bound values go to.
+    fn record_and_submit(
+        &mut self,
+        rows: &mut Rows,
+        input: &FrameInput<'_>,
+        targets: &mut Targets,
+    ) -> Result<Option<usize>, GpuError> {
         let device = self.ctx.device().clone();
         let queue = self.ctx.queue().clone();
         let len = rows.len() as u32;
@@ -189,12 +290,16 @@ impl GpuExecutor {
             label: Some("wgpu-tween update"),
         });
 
-        // 1. Table size (growth keeps the old contents by GPU copy).
-        self.ensure_table(len, &mut encoder)?;
+        // 1. Table size. Growth (keeping the old contents by GPU copy) comes before the
+        // changes, which may write rows past the old capacity; a shrink comes after them,
+        // since moves may read rows past the new capacity.
+        self.grow_table(len, &mut encoder)?;
         let Some(table) = &self.table else {
-            return Ok(());
+            return Ok(None);
         };
-        let stride = table.capacity;
+        let apply_stride = table.capacity;
+        let shrink = self.shrink_target(len);
+        let stride = shrink.unwrap_or(apply_stride);
 
         // 2. Changes: moves first (an upload may land on a row a move reads), then uploads.
         self.moves.clear();
@@ -208,21 +313,20 @@ impl GpuExecutor {
         // 3. The header: clocks, pass params and the gather list, in one write.
         let gather_count = input.bound_rows.len() as u32;
         self.ensure_gather(gather_count)?;
+        let w = input.now.map(split3_f64);
         let frame = GpuFrame {
-            world_01: pair2(input.now[0], input.now[1]),
-            world_2: {
-                let [hi, lo] = split_f64(input.now[2]);
-                [hi, lo, 0.0, 0.0]
-            },
+            world_hi: [w[0][0], w[1][0], w[2][0], 0.0],
+            world_mid: [w[0][1], w[1][1], w[2][1], 0.0],
+            world_lo: [w[0][2], w[1][2], w[2][2], 0.0],
             row_count: len,
             lane_stride: stride,
             groups_x: fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis).0,
-            _pad: 0,
+            opaque_zero: 0,
         };
         let apply = |offset: u32, count: u32, staged: u32| ApplyParams {
             op_offset: offset,
             op_count: count,
-            lane_stride: stride,
+            lane_stride: apply_stride,
             staged_stride: staged,
             groups_x: fold_dispatch(count, SMALL_GROUP, self.max_per_axis).0,
             ..ApplyParams::zeroed()
@@ -234,10 +338,21 @@ impl GpuExecutor {
             _pad: 0,
         };
         self.bytes.clear();
-        self.bytes.resize((GATHER_LIST_OFFSET as usize) + input.bound_rows.len() * 4, 0);
+        self.bytes.resize(
+            (GATHER_LIST_OFFSET as usize) + input.bound_rows.len() * 4,
+            0,
+        );
         put(&mut self.bytes, FRAME_OFFSET, &frame);
-        put(&mut self.bytes, APPLY_MOVES_OFFSET, &apply(0, move_count, upload_count));
-        put(&mut self.bytes, APPLY_UPLOADS_OFFSET, &apply(move_count, upload_count, upload_count));
+        put(
+            &mut self.bytes,
+            APPLY_MOVES_OFFSET,
+            &apply(0, move_count, upload_count),
+        );
+        put(
+            &mut self.bytes,
+            APPLY_UPLOADS_OFFSET,
+            &apply(move_count, upload_count, upload_count),
+        );
         put(&mut self.bytes, GATHER_OFFSET, &gather);
         self.bytes[GATHER_LIST_OFFSET as usize..]
             .copy_from_slice(bytemuck::cast_slice(input.bound_rows));
@@ -246,11 +361,21 @@ impl GpuExecutor {
         if move_count + upload_count > 0 {
             self.record_changes(rows, &mut encoder, move_count, upload_count)?;
         }
+        if let Some(wanted) = shrink {
+            self.resize_table(wanted, len, &mut encoder)?;
+        }
 
-        let staging_index = (gather_count > 0).then(|| self.pick_staging());
+        let staging_index = if gather_count > 0 {
+            Some(self.pick_staging()?)
+        } else {
+            None
+        };
 
         // 4. Evaluate.
-        let table = self.table.as_ref().ok_or(GpuError::Validation("no table".into()))?;
+        let table = self
+            .table
+            .as_ref()
+            .ok_or(GpuError::Validation("no table".into()))?;
         let evaluate_group = self.evaluate_group.get_or_insert_with(|| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("wgpu-tween evaluate"),
@@ -274,9 +399,25 @@ impl GpuExecutor {
             pass.dispatch_workgroups(x, y, 1);
         }
 
-        // 5. Gather the bound motions' values and copy them to a staging buffer.
+        // 5. Write the values of motions with a GPU target into their buffers.
+        targets.record(
+            &self.ctx,
+            &self.pipelines,
+            &mut encoder,
+            Source::Outputs {
+                buffer: &table.outputs,
+                stride,
+                generation: self.table_generation,
+            },
+            self.max_per_axis,
+        )?;
+
+        // 6. Gather the bound motions' values and copy them to a staging buffer.
         if let Some(k) = staging_index {
-            let gathered = self.gathered.as_ref().ok_or(GpuError::Validation("no gather buffer".into()))?;
+            let gathered = self
+                .gathered
+                .as_ref()
+                .ok_or(GpuError::Validation("no gather buffer".into()))?;
             let gather_group = self.gather_group.get_or_insert_with(|| {
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("wgpu-tween gather"),
@@ -314,9 +455,14 @@ impl GpuExecutor {
             queue.submit([encoder.finish()]);
             staging.state.store(PENDING, Ordering::Release);
             let state = Arc::clone(&staging.state);
-            staging.buffer.map_async(wgpu::MapMode::Read, ..bytes, move |result| {
-                state.store(if result.is_ok() { MAPPED } else { FAILED }, Ordering::Release);
-            });
+            staging
+                .buffer
+                .map_async(wgpu::MapMode::Read, ..bytes, move |result| {
+                    state.store(
+                        if result.is_ok() { MAPPED } else { FAILED },
+                        Ordering::Release,
+                    );
+                });
             self.next_staging = (k + 1) % RING;
         } else {
             queue.submit([encoder.finish()]);
@@ -324,7 +470,7 @@ impl GpuExecutor {
         if let Some(table) = &mut self.table {
             table.len = len;
         }
-        Ok(())
+        Ok(staging_index)
     }
 
     /// Uploads the frame's changes and records the apply pass (moves, then uploads).
@@ -352,27 +498,59 @@ impl GpuExecutor {
                 mapped_at_creation: false,
             }));
         }
-        let changes = self.changes.as_ref().ok_or(GpuError::Validation("no changes buffer".into()))?;
+        let changes = self
+            .changes
+            .as_ref()
+            .ok_or(GpuError::Validation("no changes buffer".into()))?;
 
         self.bytes.clear();
         self.bytes.resize(total as usize, 0);
         let mut at = 0;
         for &[dst, src] in &self.moves {
-            put(&mut self.bytes, at, &RowOp { dst, src, kind: 0, _pad: 0 });
+            put(
+                &mut self.bytes,
+                at,
+                &RowOp {
+                    dst,
+                    src,
+                    kind: 0,
+                    _pad: 0,
+                },
+            );
             at += 16;
         }
         for (staged, &dst) in self.uploads.iter().enumerate() {
-            put(&mut self.bytes, at, &RowOp { dst, src: staged as u32, kind: 1, _pad: 0 });
+            put(
+                &mut self.bytes,
+                at,
+                &RowOp {
+                    dst,
+                    src: staged as u32,
+                    kind: 1,
+                    _pad: 0,
+                },
+            );
             at += 16;
-            put(&mut self.bytes, rows_offset + staged as u64 * 32, &rows.rows[dst as usize]);
+            put(
+                &mut self.bytes,
+                rows_offset + staged as u64 * 32,
+                &rows.rows[dst as usize],
+            );
             for lane in 0..4u64 {
                 let offset = lanes_offset + (lane * u64::from(upload_count) + staged as u64) * 8;
-                put(&mut self.bytes, offset, &rows.lanes[lane as usize][dst as usize]);
+                put(
+                    &mut self.bytes,
+                    offset,
+                    &rows.lanes[lane as usize][dst as usize],
+                );
             }
         }
         self.ctx.queue().write_buffer(changes, 0, &self.bytes);
 
-        let table = self.table.as_ref().ok_or(GpuError::Validation("no table".into()))?;
+        let table = self
+            .table
+            .as_ref()
+            .ok_or(GpuError::Validation("no table".into()))?;
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-tween apply"),
             layout: &self.pipelines.apply_layout,
@@ -390,7 +568,10 @@ impl GpuExecutor {
             timestamp_writes: None,
         });
         pass.set_pipeline(&self.pipelines.apply);
-        for (offset, count) in [(APPLY_MOVES_OFFSET, move_count), (APPLY_UPLOADS_OFFSET, upload_count)] {
+        for (offset, count) in [
+            (APPLY_MOVES_OFFSET, move_count),
+            (APPLY_UPLOADS_OFFSET, upload_count),
+        ] {
             if count > 0 {
                 pass.set_bind_group(0, &group, &[offset as u32]);
                 let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
@@ -400,16 +581,43 @@ impl GpuExecutor {
         Ok(())
     }
 
-    /// Grows (×2, by GPU copy) or shrinks (at a quarter full, to half) the table.
-    fn ensure_table(&mut self, len: u32, encoder: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
+    /// Grows the table (to the next power of two, by GPU copy) if `len` rows do not fit.
+    fn grow_table(&mut self, len: u32, encoder: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
         let capacity = self.table.as_ref().map_or(0, |t| t.capacity);
-        let wanted = if len > capacity {
-            len.next_power_of_two().max(MIN_ROWS)
-        } else if capacity > MIN_ROWS && len.saturating_mul(4) <= capacity {
-            (capacity / 2).max(MIN_ROWS)
-        } else {
-            return Ok(());
-        };
+        if len > capacity || self.table.is_none() {
+            let keep = self.table.as_ref().map_or(0, |t| t.len);
+            self.resize_table(len.next_power_of_two().max(MIN_ROWS), keep, encoder)?;
+        }
+        Ok(())
+    }
+
+    /// The capacity to shrink to, with hysteresis: only at a quarter full or less, to half
+    /// (so at most half full afterwards, and a world oscillating around a size never
+    /// reallocates).
+    fn shrink_target(&self, len: u32) -> Option<u32> {
+        let capacity = self.table.as_ref()?.capacity;
+        (capacity > MIN_ROWS && len.saturating_mul(4) <= capacity)
+            .then(|| (capacity / 2).max(MIN_ROWS))
+    }
+
+    /// Drops an oversized table of an empty world (an empty world submits nothing, so its
+    /// table would otherwise never shrink). The smallest table is kept.
+    pub fn release_idle(&mut self) {
+        if self.table.as_ref().is_some_and(|t| t.capacity > MIN_ROWS) {
+            self.table = None;
+            self.evaluate_group = None;
+            self.gather_group = None;
+        }
+    }
+
+    /// Replaces the table with one of `wanted` rows, copying rows `0..keep` over (recorded
+    /// in `encoder`, so after whatever it already holds).
+    fn resize_table(
+        &mut self,
+        wanted: u32,
+        keep: u32,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), GpuError> {
         let bytes_per_section = u64::from(wanted) * 32;
         self.check_size("motion rows", bytes_per_section)?;
         self.check_size("lane pairs", bytes_per_section)?;
@@ -431,12 +639,15 @@ impl GpuExecutor {
             capacity: wanted,
             len: 0,
         };
-        let keep = self.table.as_ref().map_or(0, |t| t.len.min(wanted));
+        let keep = keep.min(wanted);
         if cfg!(debug_assertions) {
-            // Poison new space (NaN bits) so a read of a row never written shows at once.
-            encoder.clear_buffer(&new.rows, 0, None);
+            // Poison the new space (NaN bits) so a read of a row never written shows at once.
+            // (Queue writes run before the submission's commands, so the copy below still
+            // lands on top; no clear either, which would run after and undo the poison.)
             let poison = vec![0xffu8; (bytes_per_section - u64::from(keep) * 32) as usize];
-            self.ctx.queue().write_buffer(&new.rows, u64::from(keep) * 32, &poison);
+            self.ctx
+                .queue()
+                .write_buffer(&new.rows, u64::from(keep) * 32, &poison);
         }
         if let Some(old) = &self.table {
             if keep > 0 {
@@ -453,6 +664,7 @@ impl GpuExecutor {
             }
         }
         self.table = Some(Table { len: keep, ..new });
+        self.table_generation += 1;
         self.evaluate_group = None;
         self.gather_group = None;
         Ok(())
@@ -499,22 +711,19 @@ impl GpuExecutor {
     }
 
     /// The next idle staging buffer. A mapped one that was never read (pipelined mode
-    /// skipped it) is unmapped and reused; one still pending is waited for.
-    fn pick_staging(&mut self) -> usize {
+    /// skipped it) is unmapped and reused; one still pending is waited for (its callback
+    /// must have run before the buffer is used again, or it would be mapped under the copy).
+    fn pick_staging(&mut self) -> Result<usize, GpuError> {
         let k = self.next_staging;
+        if self.ring[k].state.load(Ordering::Acquire) == PENDING {
+            self.wait_for_map(k)?;
+        }
         let staging = &self.ring[k];
-        match staging.state.load(Ordering::Acquire) {
-            MAPPED => staging.buffer.unmap(),
-            PENDING => {
-                let _ = self.ctx.device().poll(wgpu::PollType::wait_indefinitely());
-                if staging.state.load(Ordering::Acquire) == MAPPED {
-                    staging.buffer.unmap();
-                }
-            }
-            _ => {}
+        if staging.state.load(Ordering::Acquire) == MAPPED {
+            staging.buffer.unmap();
         }
         staging.state.store(IDLE, Ordering::Release);
-        k
+        Ok(k)
     }
 
     /// Copies the values of ring entry `k` into the output columns at their rows now.
@@ -579,12 +788,6 @@ fn create_header(ctx: &GpuContext, gather_capacity: u32) -> Result<wgpu::Buffer,
     }))
 }
 
-fn pair2(a: f64, b: f64) -> [f32; 4] {
-    let [a_hi, a_lo] = split_f64(a);
-    let [b_hi, b_lo] = split_f64(b);
-    [a_hi, a_lo, b_hi, b_lo]
-}
-
 fn put<T: bytemuck::Pod>(bytes: &mut [u8], offset: u64, value: &T) {
     let offset = offset as usize;
     let data = bytemuck::bytes_of(value);
@@ -609,7 +812,12 @@ fn range(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::B
     }
 }
 
-fn uniform_entry(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: usize) -> wgpu::BindGroupEntry<'_> {
+fn uniform_entry(
+    binding: u32,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: usize,
+) -> wgpu::BindGroupEntry<'_> {
     range(binding, buffer, offset, size as u64)
 }
 

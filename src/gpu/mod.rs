@@ -4,13 +4,16 @@
 //! Attach a context with [`MotionWorld::with_gpu`](crate::MotionWorld::with_gpu); the world
 //! then picks the executor by [`Executor`](crate::Executor). Values of motions with a CPU bind
 //! come back through a small gather pass and a ring of staging buffers
-//! ([`ReadbackMode`]); everything else stays on the GPU.
+//! ([`ReadbackMode`]); everything else stays on the GPU, or goes straight into user buffers
+//! through [`GpuTarget`]s.
 
 mod context;
 pub(crate) mod executor;
 pub mod layout;
 mod pipelines;
 pub mod shaders;
+pub(crate) mod targets;
 
 pub use context::{GpuContext, GpuError};
 pub use executor::ReadbackMode;
+pub use targets::GpuTarget;

@@ -1,6 +1,6 @@
 //! Compute pipelines and their explicit bind group layouts.
 
-use super::shaders::{ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE};
+use super::shaders::{ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, SCATTER_MODULE};
 
 pub(crate) struct Pipelines {
     pub evaluate: wgpu::ComputePipeline,
@@ -9,6 +9,11 @@ pub(crate) struct Pipelines {
     pub apply_layout: wgpu::BindGroupLayout,
     pub gather: wgpu::ComputePipeline,
     pub gather_layout: wgpu::BindGroupLayout,
+    pub scatter: wgpu::ComputePipeline,
+    pub scatter_layout: wgpu::BindGroupLayout,
+    /// One read-write storage binding: checks that a target buffer can be bound as the
+    /// scatter pass binds it (usage, device, size) before any motion relies on it.
+    pub target_probe_layout: wgpu::BindGroupLayout,
 }
 
 /// What a binding holds.
@@ -72,20 +77,36 @@ fn pipeline(
 impl Pipelines {
     pub fn new(device: &wgpu::Device) -> Self {
         use Slot::*;
-        let evaluate_layout = layout(device, "wgpu-tween evaluate", &[Uniform, Read, Read, ReadWrite]);
+        let evaluate_layout = layout(
+            device,
+            "wgpu-tween evaluate",
+            &[Uniform, Read, Read, ReadWrite],
+        );
         let apply_layout = layout(
             device,
             "wgpu-tween apply",
             &[DynamicUniform, Read, Read, Read, ReadWrite, ReadWrite],
         );
-        let gather_layout = layout(device, "wgpu-tween gather", &[Uniform, Read, Read, ReadWrite]);
+        let gather_layout = layout(
+            device,
+            "wgpu-tween gather",
+            &[Uniform, Read, Read, ReadWrite],
+        );
+        let scatter_layout = layout(
+            device,
+            "wgpu-tween scatter",
+            &[DynamicUniform, Read, Read, ReadWrite],
+        );
         Self {
             evaluate: pipeline(device, &EVALUATE_MODULE, &evaluate_layout),
             apply: pipeline(device, &APPLY_MODULE, &apply_layout),
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
+            scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),
             evaluate_layout,
             apply_layout,
             gather_layout,
+            scatter_layout,
+            target_probe_layout: layout(device, "wgpu-tween target probe", &[ReadWrite]),
         }
     }
 }

@@ -13,6 +13,8 @@ pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 pub const APPLY: &str = include_str!("../../shaders/apply.wgsl");
 /// The readback gather pass.
 pub const GATHER: &str = include_str!("../../shaders/gather.wgsl");
+/// The GPU-target scatter pass.
+pub const SCATTER: &str = include_str!("../../shaders/scatter.wgsl");
 
 /// A composed shader module: its label, entry point and source parts.
 #[derive(Clone, Copy, Debug)]
@@ -54,8 +56,16 @@ pub const GATHER_MODULE: ShaderModule = ShaderModule {
     parts: &[GATHER],
 };
 
+/// The scatter pass (values into user buffers).
+pub const SCATTER_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween scatter",
+    entry_point: "scatter",
+    parts: &[SCATTER],
+};
+
 /// Every module the executor builds.
-pub const ALL_MODULES: [ShaderModule; 3] = [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE];
+pub const ALL_MODULES: [ShaderModule; 4] =
+    [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE, SCATTER_MODULE];
 
 #[cfg(test)]
 mod tests {
@@ -76,7 +86,10 @@ mod tests {
                 .validate(&parsed)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", module.label));
             assert!(
-                parsed.entry_points.iter().any(|e| e.name == module.entry_point),
+                parsed
+                    .entry_points
+                    .iter()
+                    .any(|e| e.name == module.entry_point),
                 "{} lacks entry point {}",
                 module.label,
                 module.entry_point
@@ -113,7 +126,9 @@ mod tests {
 
     #[test]
     fn wgsl_structs_match_rust_mirrors() {
-        use crate::gpu::layout::{ApplyParams, GatherParams, GpuFrame, RowOp};
+        use crate::gpu::layout::{
+            ApplyParams, GatherParams, GpuFrame, RowOp, ScatterParams, TargetEntry,
+        };
         use crate::row::MotionRow;
         let evaluate = parse(&EVALUATE_MODULE);
         assert_layout!(
@@ -126,7 +141,15 @@ mod tests {
             &evaluate,
             "Frame",
             GpuFrame,
-            [world_01, world_2, row_count, lane_stride, groups_x, _pad]
+            [
+                world_hi,
+                world_mid,
+                world_lo,
+                row_count,
+                lane_stride,
+                groups_x,
+                opaque_zero
+            ]
         );
         let apply = parse(&APPLY_MODULE);
         assert_layout!(&apply, "RowOp", RowOp, [dst, src, kind, _pad]);
@@ -134,9 +157,31 @@ mod tests {
             &apply,
             "ApplyParams",
             ApplyParams,
-            [op_offset, op_count, lane_stride, staged_stride, groups_x, _pad0, _pad1, _pad2]
+            [
+                op_offset,
+                op_count,
+                lane_stride,
+                staged_stride,
+                groups_x,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
         );
         let gather = parse(&GATHER_MODULE);
-        assert_layout!(&gather, "GatherParams", GatherParams, [count, lane_stride, groups_x, _pad]);
+        assert_layout!(
+            &gather,
+            "GatherParams",
+            GatherParams,
+            [count, lane_stride, groups_x, _pad]
+        );
+        let scatter = parse(&SCATTER_MODULE);
+        assert_layout!(
+            &scatter,
+            "ScatterParams",
+            ScatterParams,
+            [count, src_stride, groups_x, by_entry, src_offset, _pad0, _pad1, _pad2]
+        );
+        assert_layout!(&scatter, "TargetEntry", TargetEntry, [row, dst]);
     }
 }

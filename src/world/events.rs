@@ -144,6 +144,10 @@ pub(crate) fn next_event_key(
     let speed = f64::from(row.speed);
     let key = row.base() + boundary / speed;
     // If the boundary is already behind the clock (rounding right at it), look next update.
-    let key = if boundary <= time { f64::NEG_INFINITY } else { key };
+    let key = if boundary <= time {
+        f64::NEG_INFINITY
+    } else {
+        key
+    };
     Some(key - (key.abs() + (boundary / speed).abs()) * 4.0 * f64::EPSILON)
 }

@@ -21,9 +21,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::builder::{BuiltMotion, MotionOptions};
 use crate::cpu::{progress, CpuExecutor, Progress};
-use crate::error::UpdateError;
+use crate::error::{BuildError, UpdateError};
 use crate::gpu::executor::{FrameInput, GpuExecutor};
-use crate::gpu::{GpuContext, GpuError, ReadbackMode};
+use crate::gpu::targets::{TargetRef, Targets};
+use crate::gpu::{GpuContext, GpuError, GpuTarget, ReadbackMode};
 use crate::handle::MotionHandle;
 use crate::settings::MotionStatus;
 use crate::value::{lerp_lanes, Lanes};
@@ -58,6 +59,8 @@ pub(crate) struct SlotMeta {
     touched: bool,
     /// Finished during the current callback loop; removed right after it.
     pending_removal: bool,
+    /// The motion's GPU target, if it has one.
+    target: Option<TargetRef>,
 }
 
 /// Which executor evaluates a world's motions.
@@ -121,6 +124,9 @@ pub struct MotionWorld {
     gpu: Option<Box<GpuExecutor>>,
     use_gpu: bool,
     gpu_error: Option<GpuError>,
+    targets: Targets,
+    /// In an update's visiting loop (whose values the executor has just written).
+    visiting: bool,
     bound_rows: Vec<u32>,
     bound_motions: Vec<[u32; 2]>,
     errors: Vec<CallbackError>,
@@ -159,6 +165,8 @@ impl MotionWorld {
             gpu: None,
             use_gpu: false,
             gpu_error: None,
+            targets: Targets::default(),
+            visiting: false,
             bound_rows: Vec::new(),
             bound_motions: Vec::new(),
             errors: Vec::new(),
@@ -177,7 +185,10 @@ impl MotionWorld {
     /// Attaches a GPU context (building its pipelines) and chooses the executor by
     /// [`Executor::Auto`].
     pub fn attach_gpu(&mut self, ctx: GpuContext) -> Result<(), GpuError> {
-        self.gpu = Some(Box::new(GpuExecutor::new(ctx)?));
+        let gpu = GpuExecutor::new(ctx)?;
+        // Targets name buffers of the previous device.
+        self.drop_targets();
+        self.gpu = Some(Box::new(gpu));
         self.set_executor(Executor::Auto)
     }
 
@@ -251,6 +262,15 @@ impl MotionWorld {
         self.gpu.as_deref().map_or(0, GpuExecutor::capacity)
     }
 
+    /// Caps the GPU executor's workgroups per dispatch axis below the device's limit, so
+    /// tests can exercise the two-dimensional fold of large dispatches with small worlds.
+    #[doc(hidden)]
+    pub fn set_gpu_max_workgroups_per_axis(&mut self, groups: u32) {
+        if let Some(gpu) = self.gpu.as_deref_mut() {
+            gpu.set_max_workgroups_per_axis(groups);
+        }
+    }
+
     /// Evaluates every row with the active executor. A GPU failure moves the world to the
     /// CPU executor for good (the rows are the whole truth) and is kept for
     /// [`take_gpu_error`](Self::take_gpu_error).
@@ -271,20 +291,74 @@ impl MotionWorld {
                     bound_motions: &self.bound_motions,
                 };
                 let slots = &self.slots;
-                match gpu.evaluate(&mut self.rows, &input, |s, v| {
+                match gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {
                     slots.get(s, v).map(|x| x.row)
                 }) {
                     Ok(()) => return,
-                    Err(error) => {
-                        self.gpu_error = Some(error);
-                        self.gpu = None;
-                        self.use_gpu = false;
-                        self.rows.set_mirrored(false);
-                    }
+                    Err(error) => self.lose_gpu(error),
                 }
             }
         }
         self.executor.evaluate(&mut self.rows, &self.clocks.now);
+        // With a device attached, targets are filled under the CPU executor too.
+        if let Some(gpu) = self.gpu.as_deref_mut() {
+            if let Err(error) = gpu.fill_targets(&mut self.targets, &self.rows) {
+                self.lose_gpu(error);
+            }
+        }
+    }
+
+    /// After a GPU failure: the CPU executor for good (the rows are the whole truth), the
+    /// error kept for [`take_gpu_error`](Self::take_gpu_error), targets dropped.
+    fn lose_gpu(&mut self, error: GpuError) {
+        self.gpu_error = Some(error);
+        self.gpu = None;
+        self.use_gpu = false;
+        self.rows.set_mirrored(false);
+        self.drop_targets();
+    }
+
+    /// Forgets every GPU target (their device is gone or replaced).
+    fn drop_targets(&mut self) {
+        if self.targets.is_empty() {
+            return;
+        }
+        self.targets.clear();
+        for &slot in &self.rows.slot_of {
+            self.meta[slot as usize].target = None;
+        }
+    }
+
+    /// Whether bound values arrive an update late (GPU executor, pipelined readback).
+    fn values_are_late(&self) -> bool {
+        self.use_gpu && self.readback_mode() == ReadbackMode::Pipelined
+    }
+
+    /// Writes a finishing motion's value at `now` into its target, if it has one.
+    fn write_final_target(&mut self, slot: u32, now: &Progress) {
+        let (Some(target), Some(gpu)) = (self.meta[slot as usize].target, self.gpu.as_deref())
+        else {
+            return;
+        };
+        let row = self.slots.slots[slot as usize].row;
+        let lanes = self.rows.rows[row as usize].lane_count();
+        let value = lerp_lanes(self.rows.pairs(row), lanes, now.eased);
+        if let Err(error) = self
+            .targets
+            .write_now(gpu.context(), target, &value[..lanes])
+        {
+            self.lose_gpu(error);
+        }
+    }
+
+    /// Checks that this world can fill `target` for a value of `lanes` lanes.
+    pub(crate) fn check_target(&self, target: &GpuTarget, lanes: usize) -> Result<(), BuildError> {
+        let gpu = self.gpu.as_deref().ok_or(BuildError::NoGpu)?;
+        target.validate(lanes, gpu.target_binding_size(&target.buffer))?;
+        if self.targets.knows(&target.buffer) {
+            return Ok(());
+        }
+        gpu.probe_target(&target.buffer)
     }
 
     /// Live motions (preserved completed ones included).
@@ -383,6 +457,7 @@ impl MotionWorld {
 
         // Visit bound motions and due events merged in creation order (SEMANTICS.md §6).
         self.settling = true;
+        self.visiting = true;
         let (mut b, mut d) = (0, 0);
         let (nb, nd) = (self.bound.len(), self.due.len());
         while b < nb || d < nd {
@@ -407,6 +482,7 @@ impl MotionWorld {
                 (_, None) => unreachable!("loop condition guarantees an entry"),
             }
         }
+        self.visiting = false;
         self.settling = false;
         self.settle();
         Ok(())
@@ -432,7 +508,9 @@ impl MotionWorld {
             self.slots.free(slot);
             self.callbacks[slot as usize] = None;
             self.meta[slot as usize].pending_removal = false;
+            self.meta[slot as usize].target = None;
         }
+        self.targets.clear();
         self.rows.clear();
         self.bound.clear();
         self.bound.shrink_to(0);
@@ -483,7 +561,18 @@ impl MotionWorld {
             birth_update: self.updates,
             touched: false,
             pending_removal: false,
+            target: None,
         };
+        if let Some(target) = &built.target {
+            // Checked by the builder's terminal; a deferred spawn is checked here, and a
+            // target this world cannot fill is dropped (the motion runs without it).
+            let lanes = row.lane_count();
+            if let (Some(gpu), Ok(())) = (self.gpu.as_deref(), self.check_target(target, lanes)) {
+                let size = gpu.target_binding_size(&target.buffer);
+                self.meta[slot as usize].target =
+                    Some(self.targets.add(slot, row_index, target, lanes, size));
+            }
+        }
         self.callbacks[slot as usize] = built.callbacks;
         if has_bind {
             self.bound.push(BoundEntry { seq, slot, version });
@@ -517,8 +606,15 @@ impl MotionWorld {
         let prev = progress(&row, row.clock(self.clocks.prev[kind]));
         let time = row.clock(self.clocks.now[kind]);
         let now = progress(&row, time);
-        let value = (meta.has_bind && binds_at(now.status, &meta.options))
-            .then(|| self.rows.output(row_index));
+        let value = (meta.has_bind && binds_at(now.status, &meta.options)).then(|| {
+            if now.is_completed() && !prev.is_completed() && self.values_are_late() {
+                // A completing bind is the motion's last word: its end value, not the
+                // previous update's (a pipelined readback is one update late).
+                lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased)
+            } else {
+                self.rows.output(row_index)
+            }
+        });
         if self.fire(slot, &prev, &now, value.as_ref()) && scheduled {
             self.schedule(slot, row_index, time);
         }
@@ -545,6 +641,11 @@ impl MotionWorld {
             });
             self.resolve_completion(slot, Ok(()));
             if !self.meta[slot as usize].options.preserve {
+                if !self.visiting {
+                    // Completed by `complete` or `set_time`: no update will scatter its end
+                    // value, so its target gets it now. (In an update, the pass did.)
+                    self.write_final_target(slot, now);
+                }
                 self.mark_removal(slot);
                 return false;
             }
@@ -767,9 +868,17 @@ impl MotionWorld {
             if meta.has_bind {
                 self.bound_dead += 1;
             }
+            if let Some(target) = meta.target.take() {
+                if let Some(owner) = self.targets.remove(target) {
+                    self.meta[owner as usize].target = Some(target);
+                }
+            }
             let row = self.slots.slots[slot as usize].row;
             if let Some(moved) = self.rows.swap_remove(row) {
                 self.slots.set_row(moved, row);
+                if let Some(target) = self.meta[moved as usize].target {
+                    self.targets.set_row(target, row);
+                }
             }
             self.slots.free(slot);
             self.callbacks[slot as usize] = None;
@@ -797,6 +906,12 @@ impl MotionWorld {
             });
         }
         self.rows.shrink_if_sparse();
+        if self.rows.len() == 0 {
+            // An empty world submits nothing, so the GPU table would never shrink otherwise.
+            if let Some(gpu) = self.gpu.as_deref_mut() {
+                gpu.release_idle();
+            }
+        }
         let slot_count = self.slots.slots.len();
         if slot_count > 64
             && self.slots.vacant() * 2 > slot_count

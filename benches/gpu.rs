@@ -1,0 +1,405 @@
+//! GPU executor benchmarks, next to floors measured in the same run on the same adapter:
+//!
+//! - `evaluate/*`: one update of N GPU-only motions (no binds, no callbacks) including the
+//!   wait for the GPU, against `floor-lerp`, a trivial lerp kernel over N (from, to) pairs
+//!   (one submission and wait per iteration as well), and `floor-lerp-rows`, the same kernel
+//!   also reading a 32-byte row per element (the bytes the evaluate pass reads, without its
+//!   timing arithmetic).
+//! - `update-cpu/*`: CPU time inside `update` with N GPU-only motions, the wait for the GPU
+//!   excluded (the device is drained outside the timed section).
+//! - `readback/*`: updates of N motions that each have a CPU bind, blocking (waits for this
+//!   update's values) and pipelined (takes the previous update's, never waits).
+//!
+//! Also prints the heap allocations of one steady-state GPU update (counting allocator).
+//!
+//! `cargo bench --bench gpu` (about 3 minutes on lavapipe). Skips with a message when no
+//! adapter exists. Absolute times only mean something on a real GPU; on a software adapter
+//! the ratios to the floors do.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use wgpu_tween::gpu::{GpuContext, ReadbackMode};
+use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionWorld};
+
+const DT: f64 = 1.0 / 60.0;
+
+// ------------------------------------------------------------------ counting allocator
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to `System` unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+// ------------------------------------------------------------------ setup
+
+fn context() -> Option<GpuContext> {
+    match GpuContext::new() {
+        Ok(ctx) => {
+            let info = ctx.adapter_info();
+            println!(
+                "adapter: {} ({:?}, {:?})",
+                info.name, info.device_type, info.backend
+            );
+            Some(ctx)
+        }
+        Err(e) => {
+            println!("skipping GPU benchmarks: {e}");
+            None
+        }
+    }
+}
+
+/// A GPU world of `n` looping OutQuad f32 motions with their own clocks; `bound` gives each
+/// a CPU bind (storing into one shared cell).
+fn world(ctx: &GpuContext, n: usize, bound: bool) -> MotionWorld {
+    let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+    world.set_executor(Executor::Gpu).expect("GPU executor");
+    world.reserve(n);
+    let sink = Arc::new(AtomicU32::new(0));
+    for i in 0..n {
+        let motion = Motion::new(0.0f32, 10.0, 2.0)
+            .ease(Ease::OutQuad)
+            .loops(-1, LoopType::Restart)
+            .immediate_bind(false);
+        let h = if bound {
+            let sink = Arc::clone(&sink);
+            motion.bind(&mut world, move |v| {
+                sink.store(v.to_bits(), Ordering::Relaxed)
+            })
+        } else {
+            motion.run(&mut world)
+        }
+        .expect("valid motion");
+        world
+            .set_time(h, (i % 1000) as f64 * 0.002)
+            .expect("live motion");
+    }
+    // The first update uploads every row; the benchmarks measure steady state.
+    world.update(DT).expect("update");
+    wait(ctx);
+    assert_eq!(world.take_gpu_error(), None);
+    world
+}
+
+fn wait(ctx: &GpuContext) {
+    ctx.device()
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+}
+
+fn configure(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    n: usize,
+) {
+    group.throughput(Throughput::Elements(n as u64));
+    if n >= 1_000_000 {
+        group
+            .sample_size(10)
+            .warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(4));
+    } else {
+        group
+            .sample_size(20)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(2));
+    }
+}
+
+// ------------------------------------------------------------------ the floor kernel
+
+const FLOOR_WGSL: &str = r"
+struct Params { count: u32, groups_x: u32, t: f32, _pad: u32 }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pairs: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
+
+@compute @workgroup_size(256)
+fn lerp(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.groups_x * 256u;
+    if i >= params.count {
+        return;
+    }
+    let p = pairs[i];
+    outputs[i] = p.x + (p.y - p.x) * params.t;
+}
+";
+
+/// The floor kernel also reading a 32-byte row per element (as the evaluate pass does).
+const FLOOR_ROWS_WGSL: &str = r"
+struct Params { count: u32, groups_x: u32, t: f32, _pad: u32 }
+struct Row { a: vec4<f32>, b: vec4<f32> }
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> pairs: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
+@group(0) @binding(3) var<storage, read> rows: array<Row>;
+
+@compute @workgroup_size(256)
+fn lerp(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.groups_x * 256u;
+    if i >= params.count {
+        return;
+    }
+    let r = rows[i];
+    let s = r.a + r.b;
+    let p = pairs[i];
+    outputs[i] = p.x + (p.y - p.x) * (params.t + s.x + s.y + s.z + s.w);
+}
+";
+
+/// `outputs[i] = from[i] + (to[i] − from[i]) · t` over `n` pairs: the least a lerp pass can
+/// cost on this adapter.
+struct FloorKernel {
+    pipeline: wgpu::ComputePipeline,
+    group: wgpu::BindGroup,
+    params: wgpu::Buffer,
+    n: u32,
+    groups: (u32, u32),
+    t: f32,
+}
+
+impl FloorKernel {
+    fn new(ctx: &GpuContext, n: usize, with_rows: bool) -> Self {
+        let device = ctx.device();
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("floor lerp"),
+            source: wgpu::ShaderSource::Wgsl(
+                if with_rows {
+                    FLOOR_ROWS_WGSL
+                } else {
+                    FLOOR_WGSL
+                }
+                .into(),
+            ),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("floor lerp"),
+            layout: None,
+            module: &module,
+            entry_point: Some("lerp"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let pairs: Vec<[f32; 2]> = (0..n).map(|i| [i as f32, i as f32 + 10.0]).collect();
+        let pairs_buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("floor pairs"),
+            size: n as u64 * 8,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue()
+            .write_buffer(&pairs_buffer, 0, bytemuck::cast_slice(&pairs));
+        let outputs = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("floor outputs"),
+            size: n as u64 * 4,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let params = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("floor params"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        // Zeroed rows (their content does not matter, only that they are read).
+        let rows = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("floor rows"),
+            size: n as u64 * 32,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: pairs_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: outputs.as_entire_binding(),
+            },
+        ];
+        if with_rows {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 3,
+                resource: rows.as_entire_binding(),
+            });
+        }
+        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("floor lerp"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        });
+        let limit = device.limits().max_compute_workgroups_per_dimension;
+        let groups = (n as u32).div_ceil(256).max(1);
+        let groups = if groups <= limit {
+            (groups, 1)
+        } else {
+            let y = groups.div_ceil(limit);
+            (groups.div_ceil(y), y)
+        };
+        Self {
+            pipeline,
+            group,
+            params,
+            n: n as u32,
+            groups,
+            t: 0.0,
+        }
+    }
+
+    /// One submission (params write, one dispatch), as an update would make.
+    fn step(&mut self, ctx: &GpuContext) {
+        self.t = (self.t + DT as f32) % 1.0;
+        let params = [self.n, self.groups.0, self.t.to_bits(), 0];
+        ctx.queue()
+            .write_buffer(&self.params, 0, bytemuck::cast_slice(&params));
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.group, &[]);
+            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
+        }
+        ctx.queue().submit([encoder.finish()]);
+    }
+}
+
+// ------------------------------------------------------------------ benchmarks
+
+fn evaluate(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    for n in [10_000usize, 100_000, 1_000_000] {
+        let mut group = c.benchmark_group("evaluate");
+        configure(&mut group, n);
+        let mut world = world(&ctx, n, false);
+        group.bench_function(BenchmarkId::new("engine-update-and-wait", n), |b| {
+            b.iter(|| {
+                world.update(DT).expect("update");
+                wait(&ctx);
+            });
+        });
+        assert_eq!(world.take_gpu_error(), None);
+        drop(world);
+        for (with_rows, label) in [(false, "floor-lerp"), (true, "floor-lerp-rows")] {
+            let mut floor = FloorKernel::new(&ctx, n, with_rows);
+            group.bench_function(BenchmarkId::new(label, n), |b| {
+                b.iter(|| {
+                    floor.step(&ctx);
+                    wait(&ctx);
+                });
+            });
+        }
+        group.finish();
+    }
+}
+
+fn update_cpu(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    for n in [1_000usize, 1_000_000] {
+        let mut group = c.benchmark_group("update-cpu");
+        group
+            .sample_size(30)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_secs(if n >= 1_000_000 { 4 } else { 2 }));
+        let mut world = world(&ctx, n, false);
+
+        // Heap allocations of one steady-state update (ours and wgpu's).
+        world.update(DT).expect("update");
+        wait(&ctx);
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        world.update(DT).expect("update");
+        COUNTING.store(false, Ordering::Relaxed);
+        let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+        wait(&ctx);
+        // For scale: one plain wgpu submission (write, encoder, pass, dispatch, submit).
+        let mut floor = FloorKernel::new(&ctx, 1024, false);
+        floor.step(&ctx);
+        wait(&ctx);
+        ALLOCATIONS.store(0, Ordering::Relaxed);
+        COUNTING.store(true, Ordering::Relaxed);
+        floor.step(&ctx);
+        COUNTING.store(false, Ordering::Relaxed);
+        let floor_allocations = ALLOCATIONS.load(Ordering::Relaxed);
+        wait(&ctx);
+        println!(
+            "heap allocations in one steady-state GPU update of {n} motions: {allocations} \
+             (one bare wgpu dispatch submission: {floor_allocations})"
+        );
+
+        group.bench_function(BenchmarkId::new("gpu-only-no-callbacks", n), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    let start = Instant::now();
+                    world.update(black_box(DT)).expect("update");
+                    total += start.elapsed();
+                    wait(&ctx);
+                }
+                total
+            });
+        });
+        assert_eq!(world.take_gpu_error(), None);
+        group.finish();
+    }
+}
+
+fn readback(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    for n in [1_000usize, 100_000] {
+        let mut group = c.benchmark_group("readback");
+        configure(&mut group, n);
+        let mut world = world(&ctx, n, true);
+        for (mode, label) in [
+            (ReadbackMode::Blocking, "blocking"),
+            (ReadbackMode::Pipelined, "pipelined"),
+        ] {
+            world.set_readback_mode(mode);
+            group.bench_function(BenchmarkId::new(label, n), |b| {
+                b.iter(|| world.update(black_box(DT)).expect("update"));
+            });
+        }
+        wait(&ctx);
+        assert_eq!(world.take_gpu_error(), None);
+        group.finish();
+    }
+}
+
+criterion_group!(benches, evaluate, update_cpu, readback);
+criterion_main!(benches);

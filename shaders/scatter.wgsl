@@ -1,0 +1,50 @@
+// Writes motion values into a user's storage buffer (GPU targets): one dispatch per target
+// buffer, one invocation per motion targeting it. Each entry names the row to read and the
+// f32 index of lane 0 in the user's buffer; lanes 1..n follow it contiguously.
+//
+// The values come from the evaluate pass's dense outputs (GPU executor: lane k of row i at
+// k * src_stride + i) or from values the CPU executor uploaded for this buffer (lane k of
+// entry n at src_offset + k * src_stride + n).
+
+// Keep in sync with `ScatterParams` in src/gpu/layout.rs.
+struct ScatterParams {
+    count: u32,
+    src_stride: u32,
+    groups_x: u32,
+    // 0: read the entry's row of the outputs; 1: read the entry's own uploaded values.
+    by_entry: u32,
+    src_offset: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+// Keep in sync with `TargetEntry` in src/gpu/layout.rs.
+struct TargetEntry {
+    row: u32,
+    // f32 index of lane 0 in bits 0..30, lane count - 1 in bits 30..32.
+    dst: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: ScatterParams;
+@group(0) @binding(1) var<storage, read> entries: array<TargetEntry>;
+@group(0) @binding(2) var<storage, read> values: array<f32>;
+@group(0) @binding(3) var<storage, read_write> destination: array<f32>;
+
+@compute @workgroup_size(64)
+fn scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = gid.x + gid.y * params.groups_x * 64u;
+    if n >= params.count {
+        return;
+    }
+    let entry = entries[n];
+    let lanes = (entry.dst >> 30u) + 1u;
+    let first = entry.dst & 0x3fffffffu;
+    var source = entry.row;
+    if params.by_entry != 0u {
+        source = params.src_offset + n;
+    }
+    for (var k = 0u; k < lanes; k++) {
+        destination[first + k] = values[k * params.src_stride + source];
+    }
+}
