@@ -243,3 +243,26 @@ fn same_frame_completions_fire_in_creation_order() {
     assert_log(2, &got, &want);
     assert_eq!(world.len(), 0);
 }
+
+/// A motion without a bind is only looked at when its predicted event is due. A clock a
+/// hair before the end (where the evaluation already counts as the boundary) must still
+/// complete it in that update, not leave it Completed with no callback and never removed.
+#[test]
+fn completion_a_hair_before_the_end_fires_in_that_update() {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::Arc;
+    let fired = Arc::new(AtomicU32::new(0));
+    let mut world = wgpu_tween::MotionWorld::new();
+    let sink = Arc::clone(&fired);
+    let h = wgpu_tween::Motion::new(0.0f32, 1.0, 0.5)
+        .on_complete(move || {
+            sink.fetch_add(1, Ordering::Relaxed);
+        })
+        .run(&mut world)
+        .unwrap();
+    world.update(0.5 - 1e-9).unwrap();
+    assert_eq!(fired.load(Ordering::Relaxed), 1);
+    assert!(!world.is_active(h));
+    world.update(0.1).unwrap();
+    assert_eq!(fired.load(Ordering::Relaxed), 1);
+}

@@ -171,6 +171,17 @@ fn timing_row(row: &MotionRow, k: &RowTiming, out: &mut Timing, i: usize) {
     } else {
         (phase * k.inv_duration).clamp(0.0, 1.0) as f32
     };
+    // A phase that rounds to the loop's end is the boundary: the next loop (see `progress`).
+    let snap = !completed && linear == 1.0;
+    let clamped = if snap { clamped + 1.0 } else { clamped };
+    let completed = completed || (snap && !k.infinite && clamped >= k.loops);
+    let linear = if completed {
+        1.0
+    } else if snap {
+        0.0
+    } else {
+        linear
+    };
     let saturated = clamped.min(f64::from(u32::MAX));
     let at_end = if linear == 1.0 { 1.0 } else { 0.0 };
     let half = (saturated + at_end) * 0.5;

@@ -62,7 +62,7 @@ pub fn progress(row: &MotionRow, time: f64) -> Progress {
     let since_start = time - delay;
     let every_loop = row.delay_type() == DelayType::EveryLoop;
 
-    let (loop_index, completed, delayed, linear);
+    let (mut loop_index, mut completed, mut delayed, linear);
     if duration <= 0.0 {
         if !every_loop || delay == 0.0 {
             completed = !infinite && since_start > 0.0;
@@ -108,9 +108,19 @@ pub fn progress(row: &MotionRow, time: f64) -> Progress {
         };
     }
 
+    let mut linear = linear as f32;
+    if duration > 0.0 && !completed && linear == 1.0 {
+        // The phase is within half an f32 ulp of the loop's end: that is the boundary
+        // itself, the start of the next loop (or the end). Without this, `int(t)` would
+        // flip the parity of Flip and Yoyo, and Incremental would drop a loop, for one
+        // update just before a boundary. The GPU pass does the same.
+        loop_index += 1.0;
+        completed = !infinite && clamp_loops(loop_index) >= loops;
+        delayed = every_loop && delay > 0.0 && !completed;
+        linear = if completed { 1.0 } else { 0.0 };
+    }
     // `as u32` saturates: an infinite loop past 2^32 loops reports u32::MAX.
     let completed_loops = clamp_loops(loop_index) as u32;
-    let linear = linear as f32;
     let ease = row.ease();
     let at_end = u32::from(linear == 1.0);
     let odd = (completed_loops.wrapping_add(at_end)) & 1 == 1;
@@ -231,5 +241,19 @@ mod tests {
             (p.status, p.completed_loops, p.eased),
             (MotionStatus::Delayed, 0, 0.0)
         );
+    }
+
+    #[test]
+    fn a_phase_rounding_to_the_end_is_the_boundary() {
+        // Yoyo 0→1 over 0.5 s: at T a hair (≈2e-16 s) before 0.5 the f64 phase rounds to
+        // 1.0 in f32; the value must be the end of loop 0 (= start of the backward loop 1),
+        // not E(0) of a flipped parity.
+        let r = row(0.5, 0.0, 4, LoopType::Yoyo, DelayType::FirstLoop);
+        let p = progress(&r, 0.499_999_999_999_999_8);
+        assert_eq!((p.completed_loops, p.eased), (1, 1.0));
+        // On the last loop the boundary is the end.
+        let last = row(0.5, 0.0, 1, LoopType::Restart, DelayType::FirstLoop);
+        let q = progress(&last, 0.499_999_999_999_999_8);
+        assert_eq!((q.status, q.eased), (MotionStatus::Completed, 1.0));
     }
 }

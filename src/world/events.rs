@@ -106,7 +106,8 @@ impl EventQueue {
 /// next needs a visit: its completion, or with a loop callback its next loop boundary.
 /// `None` when the clock never gets there (speed ≤ 0, or infinite loops without a loop
 /// callback). The key is biased slightly early: a visit that comes too early finds no
-/// transition and reschedules, while one that came late would fire a callback a frame late.
+/// transition and reschedules, while one that came late would miss the transition (a motion
+/// without a bind is only looked at when its event is due).
 pub(crate) fn next_event_key(
     row: &crate::row::MotionRow,
     time: f64,
@@ -142,12 +143,13 @@ pub(crate) fn next_event_key(
         row.total_duration()
     };
     let speed = f64::from(row.speed);
-    let key = row.base() + boundary / speed;
-    // If the boundary is already behind the clock (rounding right at it), look next update.
-    let key = if boundary <= time {
-        f64::NEG_INFINITY
-    } else {
-        key
-    };
+    // The evaluation treats a phase within half an f32 ulp of a loop's end as the boundary
+    // (see `progress`), so the transition can come up to `duration · 2^-25` of clock early.
+    let snap = duration * f64::from(f32::EPSILON);
+    // If the boundary is already (nearly) behind the clock, look next update.
+    if boundary - snap <= time {
+        return Some(f64::NEG_INFINITY);
+    }
+    let key = row.base() + (boundary - snap) / speed;
     Some(key - (key.abs() + (boundary / speed).abs()) * 4.0 * f64::EPSILON)
 }
