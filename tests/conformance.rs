@@ -9,7 +9,8 @@ use serde_json::Value;
 use wgpu_tween::{DelayType, Ease, LoopType, Motion, MotionStatus};
 
 fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("expected a number, got {v}"))
+    v.as_f64()
+        .unwrap_or_else(|| panic!("expected a number, got {v}"))
 }
 
 /// Samples every ease case through an executor: one frozen motion per sample (from 0 to 1
@@ -38,7 +39,9 @@ fn ease_failures(exec: &common::Exec, cases: &[Value]) -> Vec<String> {
     let mut failures = Vec::new();
     for (name, x, y, seen) in probes {
         let got = *seen.lock().unwrap();
-        if !((f64::from(got) - y).abs() <= 1e-5) && !failures.iter().any(|f: &String| f.starts_with(name)) {
+        if !((f64::from(got) - y).abs() <= 1e-5)
+            && !failures.iter().any(|f: &String| f.starts_with(name))
+        {
             failures.push(format!("{name}: at x = {x} expected {y}, got {got}"));
         }
     }
@@ -49,7 +52,11 @@ fn ease_failures(exec: &common::Exec, cases: &[Value]) -> Vec<String> {
 fn eases_match_vectors() {
     let data = common::load("eases.json");
     let cases = data["cases"].as_array().expect("cases");
-    assert!(cases.len() >= 31, "expected every ease, got {} cases", cases.len());
+    assert!(
+        cases.len() >= 31,
+        "expected every ease, got {} cases",
+        cases.len()
+    );
     // The ease functions themselves.
     let mut failures = Vec::new();
     for case in cases {
@@ -59,7 +66,9 @@ fn eases_match_vectors() {
             let (x, y) = (f(&sample[0]) as f32, f(&sample[1]) as f32);
             let got = ease.evaluate(x);
             if (got - y).abs() > 1e-5 {
-                failures.push(format!("[Ease::evaluate] {name}: at x = {x} expected {y}, got {got}"));
+                failures.push(format!(
+                    "[Ease::evaluate] {name}: at x = {x} expected {y}, got {got}"
+                ));
                 break;
             }
         }
@@ -110,10 +119,19 @@ fn run_case(exec: &common::Exec, case: &Value) -> Result<(), String> {
         Some("Yoyo") => LoopType::Yoyo,
         other => panic!("unknown loop type {other:?}"),
     };
-    let ease: Ease = m["ease"].as_str().expect("ease").parse().map_err(|e| format!("{e}"))?;
+    let ease: Ease = m["ease"]
+        .as_str()
+        .expect("ease")
+        .parse()
+        .map_err(|e| format!("{e}"))?;
 
     let record = Arc::new(Mutex::new(Record::default()));
-    let (r1, r2, r3, r4) = (record.clone(), record.clone(), record.clone(), record.clone());
+    let (r1, r2, r3, r4) = (
+        record.clone(),
+        record.clone(),
+        record.clone(),
+        record.clone(),
+    );
     let mut world = exec.world();
     let mut motion = Motion::new(from, to, f(&m["duration"]) as f32)
         .ease(ease)
@@ -136,13 +154,24 @@ fn run_case(exec: &common::Exec, case: &Value) -> Result<(), String> {
         .map_err(|e| format!("build failed: {e}"))?;
     let value_tol = 1e-4 * f64::max(1.0, (f64::from(to) - f64::from(from)).abs());
 
-    for (i, frame) in case["frames"].as_array().expect("frames").iter().enumerate() {
+    for (i, frame) in case["frames"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .enumerate()
+    {
         *record.lock().unwrap() = Record::default();
         let op = frame.get("op").and_then(Value::as_str);
         match op {
-            None => world.update(f(&frame["dt"])).map_err(|e| format!("frame {i}: {e}"))?,
-            Some("complete") => world.complete(handle).map_err(|e| format!("frame {i}: {e}"))?,
-            Some("cancel") => world.cancel(handle).map_err(|e| format!("frame {i}: {e}"))?,
+            None => world
+                .update(f(&frame["dt"]))
+                .map_err(|e| format!("frame {i}: {e}"))?,
+            Some("complete") => world
+                .complete(handle)
+                .map_err(|e| format!("frame {i}: {e}"))?,
+            Some("cancel") => world
+                .cancel(handle)
+                .map_err(|e| format!("frame {i}: {e}"))?,
             Some(other) => panic!("unknown op {other}"),
         }
         let rec = std::mem::take(&mut *record.lock().unwrap());
@@ -155,12 +184,16 @@ fn run_case(exec: &common::Exec, case: &Value) -> Result<(), String> {
             .map(|e| e.as_str().expect("event"))
             .collect();
         if rec.events != expected_events {
-            return fail(format!("events {:?}, expected {expected_events:?}", rec.events));
+            return fail(format!(
+                "events {:?}, expected {expected_events:?}",
+                rec.events
+            ));
         }
 
         let expected_status = frame["status"].as_str().expect("status");
         let active = world.is_active(handle);
-        let finished = expected_status == "Canceled" || (expected_status == "Completed" && !preserve);
+        let finished =
+            expected_status == "Canceled" || (expected_status == "Completed" && !preserve);
         let status = if active {
             status_name(world.status(handle).map_err(|e| e.to_string())?)
         } else if rec.events.iter().any(|e| e == "cancel") {
@@ -178,7 +211,10 @@ fn run_case(exec: &common::Exec, case: &Value) -> Result<(), String> {
                 return fail("handle still active after the motion finished".into());
             }
             if rec.bound.is_some() != frame["bound"].as_bool().unwrap_or(false) {
-                return fail(format!("bound {:?}, expected {}", rec.bound, frame["bound"]));
+                return fail(format!(
+                    "bound {:?}, expected {}",
+                    rec.bound, frame["bound"]
+                ));
             }
             if let (Some(got), Some(want)) = (rec.bound, frame["value"].as_f64()) {
                 if (f64::from(got) - want).abs() > value_tol {
@@ -191,7 +227,9 @@ fn run_case(exec: &common::Exec, case: &Value) -> Result<(), String> {
         let loops_now = world.completed_loops(handle).map_err(|e| e.to_string())?;
         let want_loops = frame["completed_loops"].as_u64().expect("completed_loops") as u32;
         if loops_now != want_loops {
-            return fail(format!("completed_loops {loops_now}, expected {want_loops}"));
+            return fail(format!(
+                "completed_loops {loops_now}, expected {want_loops}"
+            ));
         }
         let progress = world.progress(handle).map_err(|e| e.to_string())?;
         let want_progress = f(&frame["progress"]);
@@ -227,10 +265,20 @@ fn motions_match_vectors() {
         for case in cases {
             if let Err(why) = run_case(&exec, case) {
                 failures += 1;
-                println!("FAIL [{executor}] {}: {why}", case["name"].as_str().unwrap_or("?"));
+                println!(
+                    "FAIL [{executor}] {}: {why}",
+                    case["name"].as_str().unwrap_or("?")
+                );
             }
         }
-        println!("[{executor}] {} of {} motion cases passed", cases.len() - failures, cases.len());
-        assert_eq!(failures, 0, "[{executor}] {failures} motion cases failed (see the FAIL lines)");
+        println!(
+            "[{executor}] {} of {} motion cases passed",
+            cases.len() - failures,
+            cases.len()
+        );
+        assert_eq!(
+            failures, 0,
+            "[{executor}] {failures} motion cases failed (see the FAIL lines)"
+        );
     }
 }

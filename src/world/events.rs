@@ -130,12 +130,12 @@ pub(crate) fn next_event_key(
         if !every_loop || delay == 0.0 {
             delay // completes just after T = d
         } else {
-            delay * f64::from(completed_loops + 1)
+            delay * (f64::from(completed_loops) + 1.0)
         }
     } else if every_loop {
-        (duration + delay) * f64::from(completed_loops + 1)
+        (duration + delay) * (f64::from(completed_loops) + 1.0)
     } else {
-        delay + duration * f64::from(completed_loops + 1)
+        delay + duration * (f64::from(completed_loops) + 1.0)
     };
     let boundary = if wants_loops || infinite {
         boundary

@@ -1,6 +1,7 @@
 //! Handle operations (SEMANTICS.md §7). All O(1): none evaluates any other motion.
 
-use super::{binds_at, MotionWorld};
+use super::visit::binds_at;
+use super::MotionWorld;
 use crate::cpu::{progress, Progress};
 use crate::error::MotionError;
 use crate::handle::MotionHandle;
@@ -186,17 +187,9 @@ impl MotionWorld {
             return Err(MotionError::AlreadyCompleted(h));
         }
         // The total duration, nudged up where the formula needs to be strictly past it
-        // (zero duration) or rounding lands a hair short of the last boundary.
-        let mut end = row.total_duration();
-        let mut now = prev;
-        for _ in 0..64 {
-            row.anchor(w, end);
-            now = progress(&row, row.clock(w));
-            if now.is_completed() {
-                break;
-            }
-            end = (end + f64::EPSILON * end.abs().max(1.0) * 4.0).next_up();
-        }
+        // (zero duration) or the anchor's rounding lands a hair short of the end.
+        let end = row.total_duration();
+        let now = anchor_keeping(&mut row, w, end, Progress::is_completed);
         self.reanchored(slot, row_index, row);
         self.meta[slot as usize].touched = true;
         let value = self.meta[slot as usize]
@@ -249,9 +242,12 @@ impl MotionWorld {
         }
         let mut row = self.rows.rows[row_index as usize];
         let w = self.clocks.now[row.time_kind() as usize];
-        let time = row.clock(w);
+        let (time, before) = self.evaluate_now(&row);
         row.speed = speed;
-        row.anchor(w, time);
+        // The clock keeps its value, and so its status and loops, whatever the rounding.
+        anchor_keeping(&mut row, w, time, |p| {
+            p.status == before.status && p.completed_loops == before.completed_loops
+        });
         self.reanchored(slot, row_index, row);
         self.schedule(slot, row_index, row.clock(w));
         Ok(())
@@ -263,4 +259,29 @@ impl MotionWorld {
         let meta = &mut self.meta[slot as usize];
         meta.stamp = meta.stamp.wrapping_add(1);
     }
+}
+
+/// Anchors `row` so its clock reads `time` at world time `w`, moving the clock forward by
+/// growing steps while `keep` rejects the result: the anchor is an f32 pair (about 48 bits),
+/// so after a long run its rounding can put the clock a hair before a boundary that `time`
+/// was exactly on or past. Returns the evaluation at the anchor.
+fn anchor_keeping(
+    row: &mut MotionRow,
+    w: f64,
+    time: f64,
+    keep: impl Fn(&Progress) -> bool,
+) -> Progress {
+    let mut step = f64::EPSILON * time.abs().max(w.abs()).max(1.0);
+    let mut target = time;
+    let mut now = progress(row, time);
+    for _ in 0..64 {
+        row.anchor(w, target);
+        now = progress(row, row.clock(w));
+        if keep(&now) {
+            break;
+        }
+        target = time + step;
+        step *= 2.0;
+    }
+    now
 }

@@ -1,0 +1,211 @@
+//! The world's side of the executors: choosing one, running the GPU executor (with its
+//! fallback to the CPU on failure) and GPU targets.
+
+use super::{MotionWorld, Progress};
+use crate::error::BuildError;
+use crate::gpu::executor::{FrameInput, GpuExecutor};
+use crate::gpu::{GpuContext, GpuError, GpuTarget, ReadbackMode};
+use crate::value::lerp_lanes;
+
+/// Which executor evaluates a world's motions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Executor {
+    /// The GPU when a context is attached and its adapter is a real GPU; the CPU on a
+    /// software adapter (lavapipe, where the CPU executor is faster) or without a context.
+    /// `WGPU_TWEEN_EXECUTOR=cpu|gpu` in the environment overrides this choice.
+    #[default]
+    Auto,
+    /// The CPU executor.
+    Cpu,
+    /// The GPU executor (requires an attached [`GpuContext`]).
+    Gpu,
+}
+
+impl MotionWorld {
+    /// An empty world that evaluates on the GPU of `ctx` (by [`Executor::Auto`]'s rule: a
+    /// software adapter still gets the CPU executor; see [`set_executor`](Self::set_executor)).
+    pub fn with_gpu(ctx: GpuContext) -> Result<Self, GpuError> {
+        let mut world = Self::new();
+        world.attach_gpu(ctx)?;
+        Ok(world)
+    }
+
+    /// Attaches a GPU context (building its pipelines) and chooses the executor by
+    /// [`Executor::Auto`].
+    pub fn attach_gpu(&mut self, ctx: GpuContext) -> Result<(), GpuError> {
+        let gpu = GpuExecutor::new(ctx)?;
+        // Targets name buffers of the previous device.
+        self.drop_targets();
+        self.gpu = Some(Box::new(gpu));
+        self.set_executor(Executor::Auto)
+    }
+
+    /// The attached GPU context, if any.
+    #[must_use]
+    pub fn gpu_context(&self) -> Option<&GpuContext> {
+        self.gpu.as_deref().map(GpuExecutor::context)
+    }
+
+    /// Chooses the executor. [`Executor::Gpu`] without an attached context is an error
+    /// ([`GpuError::NoAdapter`]); the world stays on the CPU.
+    pub fn set_executor(&mut self, executor: Executor) -> Result<(), GpuError> {
+        let executor = match (executor, std::env::var("WGPU_TWEEN_EXECUTOR").as_deref()) {
+            (Executor::Auto, Ok("cpu")) => Executor::Cpu,
+            (Executor::Auto, Ok("gpu")) => Executor::Gpu,
+            (choice, _) => choice,
+        };
+        let use_gpu = match executor {
+            Executor::Cpu => false,
+            Executor::Gpu => {
+                if self.gpu.is_none() {
+                    return Err(GpuError::NoAdapter(": no GPU context attached".into()));
+                }
+                true
+            }
+            Executor::Auto => self
+                .gpu
+                .as_ref()
+                .is_some_and(|g| !g.context().is_software()),
+        };
+        self.use_gpu = use_gpu;
+        self.rows.set_mirrored(use_gpu);
+        Ok(())
+    }
+
+    /// The executor evaluating the motions now ([`Executor::Cpu`] or [`Executor::Gpu`]).
+    #[must_use]
+    pub fn active_executor(&self) -> Executor {
+        if self.use_gpu {
+            Executor::Gpu
+        } else {
+            Executor::Cpu
+        }
+    }
+
+    /// How bound values come back from the GPU executor (default blocking).
+    pub fn set_readback_mode(&mut self, mode: ReadbackMode) {
+        if let Some(gpu) = &mut self.gpu {
+            gpu.set_readback_mode(mode);
+        }
+    }
+
+    /// The readback mode of the GPU executor (blocking when none is attached).
+    #[must_use]
+    pub fn readback_mode(&self) -> ReadbackMode {
+        self.gpu
+            .as_deref()
+            .map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
+    }
+
+    /// A GPU failure since the last call, after which the world moved to the CPU executor
+    /// with every motion kept. Reported once.
+    pub fn take_gpu_error(&mut self) -> Option<GpuError> {
+        self.gpu_error.take()
+    }
+
+    /// Row capacity of the GPU mirror (0 without one); for tests and diagnostics.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn gpu_capacity(&self) -> u32 {
+        self.gpu.as_deref().map_or(0, GpuExecutor::capacity)
+    }
+
+    /// Caps the GPU executor's workgroups per dispatch axis below the device's limit, so
+    /// tests can exercise the two-dimensional fold of large dispatches with small worlds.
+    #[doc(hidden)]
+    pub fn set_gpu_max_workgroups_per_axis(&mut self, groups: u32) {
+        if let Some(gpu) = self.gpu.as_deref_mut() {
+            gpu.set_max_workgroups_per_axis(groups);
+        }
+    }
+
+    /// Evaluates every row with the active executor. A GPU failure moves the world to the
+    /// CPU executor for good (the rows are the whole truth) and is kept for
+    /// [`take_gpu_error`](Self::take_gpu_error).
+    pub(super) fn evaluate_rows(&mut self) {
+        if self.use_gpu {
+            if let Some(gpu) = self.gpu.as_deref_mut() {
+                self.bound_rows.clear();
+                self.bound_motions.clear();
+                for entry in &self.bound {
+                    if let Some(slot) = self.slots.get(entry.slot, entry.version) {
+                        self.bound_rows.push(slot.row);
+                        self.bound_motions.push([entry.slot, entry.version]);
+                    }
+                }
+                let input = FrameInput {
+                    now: &self.clocks.now,
+                    bound_rows: &self.bound_rows,
+                    bound_motions: &self.bound_motions,
+                };
+                let slots = &self.slots;
+                match gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {
+                    slots.get(s, v).map(|x| x.row)
+                }) {
+                    Ok(()) => return,
+                    Err(error) => self.lose_gpu(error),
+                }
+            }
+        }
+        self.executor.evaluate(&mut self.rows, &self.clocks.now);
+        // With a device attached, targets are filled under the CPU executor too.
+        if let Some(gpu) = self.gpu.as_deref_mut() {
+            if let Err(error) = gpu.fill_targets(&mut self.targets, &self.rows) {
+                self.lose_gpu(error);
+            }
+        }
+    }
+
+    /// After a GPU failure: the CPU executor for good (the rows are the whole truth), the
+    /// error kept for [`take_gpu_error`](Self::take_gpu_error), targets dropped.
+    pub(super) fn lose_gpu(&mut self, error: GpuError) {
+        self.gpu_error = Some(error);
+        self.gpu = None;
+        self.use_gpu = false;
+        self.rows.set_mirrored(false);
+        self.drop_targets();
+    }
+
+    /// Forgets every GPU target (their device is gone or replaced).
+    pub(super) fn drop_targets(&mut self) {
+        if self.targets.is_empty() {
+            return;
+        }
+        self.targets.clear();
+        for &slot in &self.rows.slot_of {
+            self.meta[slot as usize].target = None;
+        }
+    }
+
+    /// Whether bound values arrive an update late (GPU executor, pipelined readback).
+    pub(super) fn values_are_late(&self) -> bool {
+        self.use_gpu && self.readback_mode() == ReadbackMode::Pipelined
+    }
+
+    /// Writes a finishing motion's value at `now` into its target, if it has one.
+    pub(super) fn write_final_target(&mut self, slot: u32, now: &Progress) {
+        let (Some(target), Some(gpu)) = (self.meta[slot as usize].target, self.gpu.as_deref())
+        else {
+            return;
+        };
+        let row = self.slots.slots[slot as usize].row;
+        let lanes = self.rows.rows[row as usize].lane_count();
+        let value = lerp_lanes(self.rows.pairs(row), lanes, now.eased);
+        if let Err(error) = self
+            .targets
+            .write_now(gpu.context(), target, &value[..lanes])
+        {
+            self.lose_gpu(error);
+        }
+    }
+
+    /// Checks that this world can fill `target` for a value of `lanes` lanes.
+    pub(crate) fn check_target(&self, target: &GpuTarget, lanes: usize) -> Result<(), BuildError> {
+        let gpu = self.gpu.as_deref().ok_or(BuildError::NoGpu)?;
+        target.validate(lanes, gpu.target_binding_size(&target.buffer))?;
+        if self.targets.knows(&target.buffer) {
+            return Ok(());
+        }
+        gpu.probe_target(&target.buffer)
+    }
+}

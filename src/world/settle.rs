@@ -1,0 +1,135 @@
+//! Settling after callbacks: removals, queued commands, and keeping memory in line with load.
+
+use std::sync::PoisonError;
+
+use super::commands::Command;
+use super::MotionWorld;
+
+impl MotionWorld {
+    /// Applies removals and queued commands until none are left, then keeps memory in
+    /// line with load. Re-entrant calls (from inside a command) return at once: the outer
+    /// loop picks up what they would have done.
+    pub(super) fn settle(&mut self) {
+        if self.settling {
+            return;
+        }
+        self.settling = true;
+        loop {
+            self.apply_removals();
+            {
+                let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+                std::mem::swap(&mut state.commands, &mut self.batch);
+            }
+            if self.batch.is_empty() {
+                break;
+            }
+            let mut batch = std::mem::take(&mut self.batch);
+            for command in batch.drain(..) {
+                self.apply(command);
+            }
+            self.batch = batch;
+        }
+        self.settling = false;
+        self.maintain();
+    }
+
+    pub(super) fn apply(&mut self, command: Command) {
+        match command {
+            Command::Spawn(handle, built) => {
+                self.insert(*built, Some(handle));
+            }
+            Command::Cancel(h) => {
+                let _ = self.cancel_inner(h);
+            }
+            Command::Complete(h) => {
+                let _ = self.complete_inner(h);
+            }
+            Command::SetTime(h, t) => {
+                let _ = self.set_time_inner(h, t);
+            }
+            Command::SetPlaybackSpeed(h, s) => {
+                let _ = self.set_playback_speed_inner(h, s);
+            }
+            Command::Preserve(h) => {
+                let _ = self.preserve(h);
+            }
+            Command::Clear => self.clear_motions(),
+        }
+        // Removals from this command before the next one looks at rows.
+        self.apply_removals();
+    }
+
+    pub(super) fn apply_removals(&mut self) {
+        for i in 0..self.removals.len() {
+            let slot = self.removals[i];
+            let meta = &mut self.meta[slot as usize];
+            if !meta.pending_removal {
+                continue; // cleared in between
+            }
+            meta.pending_removal = false;
+            if meta.has_bind {
+                self.bound_dead += 1;
+            }
+            if let Some(target) = meta.target.take() {
+                if let Some(owner) = self.targets.remove(target) {
+                    self.meta[owner as usize].target = Some(target);
+                }
+            }
+            let row = self.slots.slots[slot as usize].row;
+            if let Some(moved) = self.rows.swap_remove(row) {
+                self.slots.set_row(moved, row);
+                if let Some(target) = self.meta[moved as usize].target {
+                    self.targets.set_row(target, row);
+                }
+            }
+            self.slots.free(slot);
+            self.callbacks[slot as usize] = None;
+        }
+        self.removals.clear();
+    }
+
+    /// Shrinks what grew: the bound list, stale heap entries, rows, slots. Each check is
+    /// O(1) unless it acts, and it acts only when at least half of a structure is waste.
+    pub(super) fn maintain(&mut self) {
+        if self.bound_dead > 32 && self.bound_dead * 2 > self.bound.len() {
+            let slots = &self.slots;
+            self.bound
+                .retain(|e| slots.get(e.slot, e.version).is_some());
+            self.bound_dead = 0;
+            if self.bound.capacity() > 64 && self.bound.len() * 4 < self.bound.capacity() {
+                self.bound.shrink_to(self.bound.len() * 2);
+            }
+        }
+        if self.events.len() > 2 * self.rows.len() + 1024 {
+            let meta = &self.meta;
+            self.events.purge(|slot, seq, stamp| {
+                meta.get(slot as usize)
+                    .is_some_and(|m| m.seq == seq && m.stamp == stamp)
+            });
+        }
+        self.rows.shrink_if_sparse();
+        if self.rows.len() == 0 {
+            // An empty world submits nothing, so the GPU table would never shrink otherwise.
+            if let Some(gpu) = self.gpu.as_deref_mut() {
+                gpu.release_idle();
+            }
+        }
+        let slot_count = self.slots.slots.len();
+        if slot_count > 64
+            && self.slots.vacant() * 2 > slot_count
+            && self.slots.slots.last().is_some_and(|s| !s.is_occupied())
+        {
+            self.slots.trim();
+            let len = self.slots.slots.len();
+            if len < self.meta.len() {
+                self.meta.truncate(len);
+                self.callbacks.truncate(len);
+                self.meta.shrink_to(len * 2);
+                self.callbacks.shrink_to(len * 2);
+            }
+        }
+        if self.due.capacity() > 1024 && self.due.capacity() > 4 * self.rows.len() {
+            self.due.shrink_to(self.rows.len());
+        }
+    }
+}

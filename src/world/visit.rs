@@ -1,0 +1,240 @@
+//! Visiting motions: binds, loop-complete and complete callbacks (with panics caught),
+//! cancellation, completion futures, and event scheduling.
+
+use std::sync::Arc;
+
+use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT_ERRORS};
+use super::completion::{self, Canceled, Completion};
+use super::events::{next_event_key, Event};
+use super::MotionWorld;
+use crate::builder::MotionOptions;
+use crate::cpu::{progress, Progress};
+use crate::handle::MotionHandle;
+use crate::settings::MotionStatus;
+use crate::value::{lerp_lanes, Lanes};
+
+impl MotionWorld {
+    /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
+    pub(super) fn visit(&mut self, slot: u32, scheduled: bool) {
+        let meta = self.meta[slot as usize];
+        if meta.pending_removal {
+            return;
+        }
+        let row_index = self.slots.slots[slot as usize].row;
+        let row = self.rows.rows[row_index as usize];
+        let kind = row.time_kind() as usize;
+        let prev = progress(&row, row.clock(self.clocks.prev[kind]));
+        let time = row.clock(self.clocks.now[kind]);
+        let now = progress(&row, time);
+        let value = (meta.has_bind && binds_at(now.status, &meta.options)).then(|| {
+            if now.is_completed() && !prev.is_completed() && self.values_are_late() {
+                // A completing bind is the motion's last word: its end value, not the
+                // previous update's (a pipelined readback is one update late).
+                lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased)
+            } else {
+                self.rows.output(row_index)
+            }
+        });
+        if self.fire(slot, &prev, &now, value.as_ref()) && scheduled {
+            self.schedule(slot, row_index, time);
+        }
+    }
+
+    /// Runs the callbacks of one step from `prev` to `now`: the bind (when `value` is
+    /// given), loop-complete if the loop count rose, complete on the transition into
+    /// Completed. Returns whether the motion lives on.
+    pub(super) fn fire(
+        &mut self,
+        slot: u32,
+        prev: &Progress,
+        now: &Progress,
+        value: Option<&Lanes>,
+    ) -> bool {
+        if let Some(value) = value {
+            if !self.call_bind(slot, value) {
+                return false;
+            }
+        }
+        if now.completed_loops > prev.completed_loops {
+            let loops = now.completed_loops;
+            self.call(slot, CallbackKind::LoopComplete, |c| {
+                c.loop_complete.as_mut().map(|f| guarded(|| f(loops)))
+            });
+        }
+        if now.is_completed() && !prev.is_completed() {
+            self.call(slot, CallbackKind::Complete, |c| {
+                c.complete.as_mut().map(guarded)
+            });
+            self.resolve_completion(slot, Ok(()));
+            if !self.meta[slot as usize].options.preserve {
+                if !self.visiting {
+                    // Completed by `complete` or `set_time`: no update will scatter its end
+                    // value, so its target gets it now. (In an update, the pass did.)
+                    self.write_final_target(slot, now);
+                }
+                self.mark_removal(slot);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Calls the bind; a panic is reported and, with cancel-on-error, cancels the motion.
+    /// Returns whether the motion lives on.
+    pub(super) fn call_bind(&mut self, slot: u32, value: &Lanes) -> bool {
+        let ok = self.call(slot, CallbackKind::Bind, |c| {
+            c.bind.as_mut().map(|f| guarded(|| f(value)))
+        });
+        if !ok && self.meta[slot as usize].options.cancel_on_error {
+            self.cancel_slot(slot);
+            return false;
+        }
+        true
+    }
+
+    /// Calls one callback of `slot` through `run` (which returns `None` when that callback
+    /// is not set), reporting a caught panic. Returns false if it panicked.
+    pub(super) fn call(
+        &mut self,
+        slot: u32,
+        kind: CallbackKind,
+        run: impl FnOnce(&mut Callbacks) -> Option<Result<(), String>>,
+    ) -> bool {
+        let Some(callbacks) = self.callbacks[slot as usize].as_deref_mut() else {
+            return true;
+        };
+        match run(callbacks) {
+            None | Some(Ok(())) => true,
+            Some(Err(message)) => {
+                let handle = self.handle_of(slot);
+                self.report(CallbackError {
+                    handle,
+                    debug_name: self.meta[slot as usize].debug_name,
+                    kind,
+                    message,
+                });
+                false
+            }
+        }
+    }
+
+    pub(super) fn report(&mut self, error: CallbackError) {
+        if self.errors.len() < MAX_KEPT_ERRORS {
+            self.errors.push(error);
+        } else {
+            self.errors_dropped += 1;
+        }
+    }
+
+    pub(super) fn handle_of(&self, slot: u32) -> MotionHandle {
+        MotionHandle {
+            world: self.id,
+            slot,
+            version: self.slots.slots[slot as usize].version,
+        }
+    }
+
+    /// Cancels a live motion: cancel callback, then removal after the current loop.
+    pub(super) fn cancel_slot(&mut self, slot: u32) {
+        self.mark_removal(slot);
+        self.call(slot, CallbackKind::Cancel, |c| {
+            c.cancel.as_mut().map(guarded)
+        });
+        self.resolve_completion(slot, Err(Canceled));
+    }
+
+    /// Wakes the futures waiting for `slot`'s motion, if any.
+    pub(super) fn resolve_completion(&mut self, slot: u32, result: Result<(), Canceled>) {
+        if let Some(waiting) = self.callbacks[slot as usize]
+            .as_deref()
+            .and_then(|c| c.completion.as_ref())
+        {
+            waiting.resolve(result);
+        }
+    }
+
+    /// A future that resolves when the motion completes (`Ok(())`; at once for a preserved
+    /// motion that already has) or is cancelled or cleared (`Err(Canceled)`; at once for a
+    /// stale handle). Needs no async runtime: await it anywhere while the world is updated.
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld};
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let world = Arc::new(Mutex::new(MotionWorld::new()));
+    /// let done = {
+    ///     let mut w = world.lock().unwrap();
+    ///     let h = Motion::new(0.0f32, 1.0, 0.5).run(&mut w).unwrap();
+    ///     w.completion(h)
+    /// };
+    /// let updater = {
+    ///     let world = Arc::clone(&world);
+    ///     std::thread::spawn(move || {
+    ///         for _ in 0..60 {
+    ///             world.lock().unwrap().update(1.0 / 60.0).unwrap();
+    ///         }
+    ///     })
+    /// };
+    /// assert_eq!(pollster::block_on(done), Ok(()));
+    /// updater.join().unwrap();
+    /// ```
+    pub fn completion(&mut self, h: MotionHandle) -> Completion {
+        let Ok((slot, row)) = self.live(h) else {
+            return Completion {
+                slot: completion::CompletionSlot::resolved(Err(Canceled)),
+            };
+        };
+        let row = self.rows.rows[row as usize];
+        if progress(&row, row.clock(self.clocks.now[row.time_kind() as usize])).is_completed() {
+            return Completion {
+                slot: completion::CompletionSlot::resolved(Ok(())),
+            };
+        }
+        let callbacks = self.callbacks[slot as usize].get_or_insert_with(Box::default);
+        let waiting = callbacks.completion.get_or_insert_with(Arc::default);
+        Completion {
+            slot: Arc::clone(waiting),
+        }
+    }
+
+    pub(super) fn mark_removal(&mut self, slot: u32) {
+        let meta = &mut self.meta[slot as usize];
+        if !meta.pending_removal {
+            meta.pending_removal = true;
+            meta.stamp = meta.stamp.wrapping_add(1);
+            self.removals.push(slot);
+        }
+    }
+
+    /// Pushes the motion's next event, if it has one. `time` is its clock now.
+    pub(super) fn schedule(&mut self, slot: u32, row_index: u32, time: f64) {
+        let meta = &self.meta[slot as usize];
+        let row = &self.rows.rows[row_index as usize];
+        let now = progress(row, time);
+        if let Some(key) = next_event_key(
+            row,
+            time,
+            now.completed_loops,
+            now.is_completed(),
+            meta.has_loop_callback,
+        ) {
+            let event = Event {
+                key,
+                seq: meta.seq,
+                slot,
+                stamp: meta.stamp,
+            };
+            self.events.push(row.time_kind() as usize, event);
+        }
+    }
+}
+
+/// Whether the bind runs at `status` (SEMANTICS.md §6).
+#[inline]
+pub(super) fn binds_at(status: MotionStatus, options: &MotionOptions) -> bool {
+    match status {
+        MotionStatus::Playing | MotionStatus::Completed => true,
+        MotionStatus::Delayed => !options.skip_values_during_delay,
+        MotionStatus::Scheduled | MotionStatus::Canceled => false,
+    }
+}
