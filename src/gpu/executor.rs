@@ -9,29 +9,19 @@
 //! readback staging buffer. `write_buffer` calls: the frame header (clocks, params, gather
 //! list); in frames with changes, the changes; with targets, their params and changed entries.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use bytemuck::Zeroable;
 
 use super::context::{GpuContext, GpuError};
 use super::layout::{fold_dispatch, split3_f64, ApplyParams, GatherParams, GpuFrame, RowOp};
 use super::pipelines::Pipelines;
+use super::readback::{ReadbackMode, Staging, FAILED, MAPPED, PENDING, RING};
 use super::targets::{self, Source, Targets};
 use crate::error::BuildError;
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
-
-/// When the values of motions with a CPU bind reach their binds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum ReadbackMode {
-    /// This update's values, waiting for the GPU each update (default).
-    #[default]
-    Blocking,
-    /// The previous update's values, never waiting: the CPU and GPU overlap.
-    Pipelined,
-}
 
 /// Uniform and storage offsets must be multiples of this (the WebGPU maximum of the limits).
 const ALIGN: u64 = 256;
@@ -43,10 +33,6 @@ const GATHER_OFFSET: u64 = 768;
 const GATHER_LIST_OFFSET: u64 = 1024;
 /// Smallest row capacity of the table.
 const MIN_ROWS: u32 = 1024;
-/// Readback staging buffers in the ring.
-const RING: usize = 3;
-/// Longest wait for a readback mapping before it counts as failed.
-const MAP_TIMEOUT: Duration = Duration::from_secs(30);
 
 const EVALUATE_GROUP: u32 = 256;
 const SMALL_GROUP: u32 = 64;
@@ -56,7 +42,7 @@ fn align(x: u64) -> u64 {
 }
 
 /// The mirrored rows: timing rows, lane pairs (4 sections of `capacity`), outputs (same).
-struct Table {
+pub(super) struct Table {
     rows: wgpu::Buffer,
     lanes: wgpu::Buffer,
     outputs: wgpu::Buffer,
@@ -65,41 +51,27 @@ struct Table {
     len: u32,
 }
 
-/// A readback staging buffer and what it holds.
-struct Staging {
-    buffer: wgpu::Buffer,
-    /// 0 idle, 1 map pending, 2 mapped, 3 map failed.
-    state: Arc<AtomicU8>,
-    /// `(slot, version)` of each gathered motion, in order.
-    motions: Vec<[u32; 2]>,
-}
-
-const IDLE: u8 = 0;
-const PENDING: u8 = 1;
-const MAPPED: u8 = 2;
-const FAILED: u8 = 3;
-
 pub(crate) struct GpuExecutor {
-    ctx: GpuContext,
-    pipelines: Arc<Pipelines>,
-    table: Option<Table>,
-    header: wgpu::Buffer,
-    gather_capacity: u32,
-    changes: Option<wgpu::Buffer>,
-    gathered: Option<wgpu::Buffer>,
-    ring: Vec<Staging>,
-    next_staging: usize,
-    evaluate_group: Option<wgpu::BindGroup>,
-    gather_group: Option<wgpu::BindGroup>,
-    mode: ReadbackMode,
-    max_per_axis: u32,
-    max_binding: u64,
+    pub(super) ctx: GpuContext,
+    pub(super) pipelines: Arc<Pipelines>,
+    pub(super) table: Option<Table>,
+    pub(super) header: wgpu::Buffer,
+    pub(super) gather_capacity: u32,
+    pub(super) changes: Option<wgpu::Buffer>,
+    pub(super) gathered: Option<wgpu::Buffer>,
+    pub(super) ring: Vec<Staging>,
+    pub(super) next_staging: usize,
+    pub(super) evaluate_group: Option<wgpu::BindGroup>,
+    pub(super) gather_group: Option<wgpu::BindGroup>,
+    pub(super) mode: ReadbackMode,
+    pub(super) max_per_axis: u32,
+    pub(super) max_binding: u64,
     /// Rises whenever the table is replaced (target bind groups made for it are stale).
-    table_generation: u64,
+    pub(super) table_generation: u64,
     // Scratch reused every frame.
-    moves: Vec<[u32; 2]>,
-    uploads: Vec<u32>,
-    bytes: Vec<u8>,
+    pub(super) moves: Vec<[u32; 2]>,
+    pub(super) uploads: Vec<u32>,
+    pub(super) bytes: Vec<u8>,
 }
 
 /// What the world hands the executor for one update.
@@ -247,33 +219,6 @@ impl GpuExecutor {
             }
         }
         Ok(())
-    }
-
-    /// Waits until ring entry `k` is mapped (or its mapping failed).
-    ///
-    /// `poll(wait)` alone is not enough when other threads share the device: their poll may
-    /// have collected our map callback and be about to run it when ours returns. So after
-    /// the wait, spin (polling) until the callback has run, with a timeout.
-    fn wait_for_map(&self, k: usize) -> Result<(), GpuError> {
-        let Some(staging) = self.ring.get(k) else {
-            return Ok(());
-        };
-        let device = self.ctx.device();
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| GpuError::DeviceLost(e.to_string()))?;
-        let start = Instant::now();
-        while staging.state.load(Ordering::Acquire) == PENDING {
-            self.ctx.check_lost()?;
-            if start.elapsed() > MAP_TIMEOUT {
-                return Err(GpuError::Map(
-                    "timed out waiting for a readback buffer".into(),
-                ));
-            }
-            std::thread::yield_now();
-            let _ = device.poll(wgpu::PollType::Poll);
-        }
-        self.ctx.check_lost()
     }
 
     /// Records and submits one update; returns the ring entry the bound values go to.
@@ -670,101 +615,7 @@ impl GpuExecutor {
         Ok(())
     }
 
-    /// Makes room for `count` gathered motions (header list, gather buffer, staging ring).
-    fn ensure_gather(&mut self, count: u32) -> Result<(), GpuError> {
-        if count <= self.gather_capacity && !self.ring.is_empty() {
-            return Ok(());
-        }
-        let capacity = count.next_power_of_two().max(256);
-        let device = self.ctx.device();
-        self.header = create_header(&self.ctx, capacity)?;
-        let bytes = u64::from(capacity) * 16;
-        self.check_size("gathered values", bytes)?;
-        self.gathered = Some(device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-tween gathered"),
-            size: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        }));
-        for staging in &self.ring {
-            if staging.state.load(Ordering::Acquire) == MAPPED {
-                staging.buffer.unmap();
-            }
-        }
-        self.ring = (0..RING)
-            .map(|_| Staging {
-                buffer: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgpu-tween readback"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                state: Arc::new(AtomicU8::new(IDLE)),
-                motions: Vec::with_capacity(capacity as usize),
-            })
-            .collect();
-        self.next_staging = 0;
-        self.gather_capacity = capacity;
-        self.evaluate_group = None;
-        self.gather_group = None;
-        Ok(())
-    }
-
-    /// The next idle staging buffer. A mapped one that was never read (pipelined mode
-    /// skipped it) is unmapped and reused; one still pending is waited for (its callback
-    /// must have run before the buffer is used again, or it would be mapped under the copy).
-    fn pick_staging(&mut self) -> Result<usize, GpuError> {
-        let k = self.next_staging;
-        if self.ring[k].state.load(Ordering::Acquire) == PENDING {
-            self.wait_for_map(k)?;
-        }
-        let staging = &self.ring[k];
-        if staging.state.load(Ordering::Acquire) == MAPPED {
-            staging.buffer.unmap();
-        }
-        staging.state.store(IDLE, Ordering::Release);
-        Ok(k)
-    }
-
-    /// Copies the values of ring entry `k` into the output columns at their rows now.
-    fn read_back(
-        &mut self,
-        k: usize,
-        rows: &mut Rows,
-        row_of: &impl Fn(u32, u32) -> Option<u32>,
-    ) -> Result<(), GpuError> {
-        let Some(staging) = self.ring.get(k) else {
-            return Ok(());
-        };
-        match staging.state.load(Ordering::Acquire) {
-            MAPPED => {}
-            FAILED => {
-                staging.state.store(IDLE, Ordering::Release);
-                return Err(GpuError::Map("readback buffer could not be mapped".into()));
-            }
-            _ => return Ok(()),
-        }
-        let count = staging.motions.len();
-        {
-            let view = staging
-                .buffer
-                .get_mapped_range(..(count as u64 * 16))
-                .map_err(|e| GpuError::Map(e.to_string()))?;
-            let values: &[[f32; 4]] = bytemuck::cast_slice(&view);
-            for (&[slot, version], value) in staging.motions.iter().zip(values) {
-                if let Some(row) = row_of(slot, version) {
-                    for (column, v) in rows.outputs.iter_mut().zip(value) {
-                        column[row as usize] = *v;
-                    }
-                }
-            }
-        }
-        staging.buffer.unmap();
-        staging.state.store(IDLE, Ordering::Release);
-        Ok(())
-    }
-
-    fn check_size(&self, what: &'static str, needed: u64) -> Result<(), GpuError> {
+    pub(super) fn check_size(&self, what: &'static str, needed: u64) -> Result<(), GpuError> {
         if needed > self.max_binding {
             Err(GpuError::TooLarge {
                 what,
@@ -777,7 +628,10 @@ impl GpuExecutor {
     }
 }
 
-fn create_header(ctx: &GpuContext, gather_capacity: u32) -> Result<wgpu::Buffer, GpuError> {
+pub(super) fn create_header(
+    ctx: &GpuContext,
+    gather_capacity: u32,
+) -> Result<wgpu::Buffer, GpuError> {
     Ok(ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("wgpu-tween frame header"),
         size: GATHER_LIST_OFFSET + u64::from(gather_capacity.max(64)) * 4,

@@ -11,9 +11,10 @@ mod context;
 pub(crate) mod executor;
 pub mod layout;
 mod pipelines;
+mod readback;
 pub mod shaders;
 pub(crate) mod targets;
 
 pub use context::{GpuContext, GpuError};
-pub use executor::ReadbackMode;
+pub use readback::ReadbackMode;
 pub use targets::GpuTarget;
