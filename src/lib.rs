@@ -61,3 +61,8 @@ pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
     TimeDeltas,
 };
+
+/// Compiles the README's Rust examples as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
