@@ -119,7 +119,10 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     let every_loop = (row.flags & FLAG_EVERY_LOOP_DELAY) != 0u;
     let t = pair_to_f32(time);
     let clamped_time = select(time, vec2<f32>(0.0, 0.0), t < 0.0);
-    let since_start = two_sum(time.x, time.y - delay);
+    // T − d exactly: hi − d first (two-sum), then the low part, so a clock a hair past its
+    // delay (where a zero-duration motion completes) is not rounded back onto it.
+    let head = two_sum(time.x, -delay);
+    let since_start = two_sum(head.x, head.y + time.y);
     let since_start_f = pair_to_f32(since_start);
     let zero = duration <= 0.0;
     // Zero duration without an every-loop delay: no loops to count (case "instant").
