@@ -186,12 +186,9 @@ impl MotionWorld {
         if prev.is_completed() {
             return Err(MotionError::AlreadyCompleted(h));
         }
-        // Just past the total duration: a zero-duration motion completes only strictly after
-        // its delay (§2), and the GPU forms the clock in f32 pairs (~44 good bits of the
-        // world time), so the margin must survive that too. The nudge loop covers the f64
-        // anchor's own rounding.
-        let total = row.total_duration();
-        let end = total + total.abs().max(w.abs()).max(1.0) * GPU_CLOCK_RESOLUTION;
+        // The total duration, nudged up (by the fewest ulps) where §2 needs the clock strictly
+        // past it (zero duration) or the anchor's rounding lands a hair short of the end.
+        let end = row.total_duration();
         let now = anchor_keeping(&mut row, w, end, Progress::is_completed);
         self.reanchored(slot, row_index, row);
         self.meta[slot as usize].touched = true;
@@ -263,9 +260,6 @@ impl MotionWorld {
         meta.stamp = meta.stamp.wrapping_add(1);
     }
 }
-
-/// Relative resolution of the GPU's f32-pair clock (2^-40, with margin over its ~44 bits).
-const GPU_CLOCK_RESOLUTION: f64 = 1.0 / (1u64 << 40) as f64;
 
 /// Anchors `row` so its clock reads `time` at world time `w`, moving the clock forward by
 /// growing steps while `keep` rejects the result: the anchor is an f32 pair (about 48 bits),
