@@ -1,6 +1,6 @@
 //! CPU executor benchmarks: update cost per motion next to the hand-written floor
-//! ([`BaselineLoop`]) at the same N, the idle update of an emptied world, and the amortised
-//! cost of creating a motion.
+//! ([`BaselineLoop`]) at the same N, the idle update of an emptied world, the amortised
+//! cost of creating a motion, and a world mixing value types against an all-f32 one.
 //!
 //! `cargo bench --bench cpu` (about 3 minutes on 2 cores). Per-element times are the
 //! "thrpt" lines' reciprocal; the `time` lines are per update (per batch for `create`).
@@ -9,8 +9,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use glam::{Quat, Vec3};
 use wgpu_tween::baseline::BaselineLoop;
-use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{Color, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -164,5 +165,54 @@ fn create(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, update, idle, create);
+/// A world of `n` staggered looping OutQuad motions, all `f32` or (`mixed`) a quarter each
+/// of `f32`, `Vec3`, `Quat` (slerp) and `Color`, interleaved in creation order.
+fn typed_world(n: usize, mixed: bool) -> MotionWorld {
+    let mut world = MotionWorld::new();
+    world.set_cpu_threads(1);
+    world.reserve(n);
+    let q1 = Quat::from_rotation_y(2.0);
+    for i in 0..n {
+        let kind = if mixed { i % 4 } else { 0 };
+        macro_rules! run {
+            ($m:expr) => {
+                $m.ease(Ease::OutQuad)
+                    .loops(-1, LoopType::Restart)
+                    .run(&mut world)
+                    .expect("valid motion")
+            };
+        }
+        let h = match kind {
+            0 => run!(Motion::new(0.0f32, 10.0, 2.0)),
+            1 => run!(Motion::new(Vec3::ZERO, Vec3::ONE, 2.0)),
+            2 => run!(Motion::new(Quat::IDENTITY, q1, 2.0)),
+            _ => run!(Motion::new(Color::BLACK, Color::WHITE, 2.0)),
+        };
+        world
+            .set_time(h, (i % 1000) as f64 * 0.002)
+            .expect("live motion");
+    }
+    world
+}
+
+/// Per-motion update cost of a world mixing value types against an all-f32 world of the
+/// same size (one thread; the target is within 1.25×).
+fn mixed(c: &mut Criterion) {
+    const N: usize = 100_000;
+    let mut group = c.benchmark_group("mixed");
+    group
+        .throughput(Throughput::Elements(N as u64))
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for (label, is_mixed) in [("all-f32-1t", false), ("f32-vec3-quat-color-1t", true)] {
+        let mut world = typed_world(N, is_mixed);
+        group.bench_function(BenchmarkId::new(label, N), |b| {
+            b.iter(|| world.update(DT).expect("valid delta"));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, update, idle, create, mixed);
 criterion_main!(benches);

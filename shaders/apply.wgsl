@@ -34,6 +34,9 @@ struct ApplyParams {
 @group(0) @binding(3) var<storage, read> staged_lanes: array<vec2<f32>>;
 @group(0) @binding(4) var<storage, read_write> rows: array<MotionRow>;
 @group(0) @binding(5) var<storage, read_write> lanes: array<vec2<f32>>;
+// Parameter lanes, one per row (staged: one per staged row).
+@group(0) @binding(6) var<storage, read> staged_params: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> params_table: array<vec4<f32>>;
 
 @compute @workgroup_size(64)
 fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -44,11 +47,13 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
     let op = ops[params.op_offset + n];
     if op.kind == 0u {
         rows[op.dst] = rows[op.src];
+        params_table[op.dst] = params_table[op.src];
         for (var k = 0u; k < 4u; k++) {
             lanes[k * params.lane_stride + op.dst] = lanes[k * params.lane_stride + op.src];
         }
     } else {
         rows[op.dst] = staged_rows[op.src];
+        params_table[op.dst] = staged_params[op.src];
         for (var k = 0u; k < 4u; k++) {
             lanes[k * params.lane_stride + op.dst] = staged_lanes[k * params.staged_stride + op.src];
         }

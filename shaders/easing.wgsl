@@ -73,7 +73,74 @@ fn ease_in(family: u32, u: f32, in_out: bool) -> f32 {
     return y;
 }
 
+// The parameter lanes of the row being evaluated (set by the evaluate pass before it calls
+// `progress`), read by the parametric eases.
+var<private> ease_params: vec4<f32>;
+
+const ID_BACK: u32 = 32u;
+const ID_ELASTIC: u32 = 35u;
+const ID_STEPS: u32 = 38u;
+const ID_BEZIER: u32 = 39u;
+
+fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
+    let s = 1.0 - t;
+    return 3.0 * s * s * t * c1 + 3.0 * s * t * t * c2 + t * t * t;
+}
+
+// CSS cubic-bezier: 12 bisection steps, then 3 Newton steps kept in the bracket (the fixed
+// scheme of `cubic_bezier` in src/ease.rs).
+fn cubic_bezier(p: vec4<f32>, x: f32) -> f32 {
+    var lo = 0.0;
+    var hi = 1.0;
+    for (var n = 0; n < 12; n++) {
+        let mid = 0.5 * (lo + hi);
+        let below = bezier(p.x, p.z, mid) < x;
+        lo = select(lo, mid, below);
+        hi = select(mid, hi, below);
+    }
+    var t = 0.5 * (lo + hi);
+    for (var n = 0; n < 3; n++) {
+        let s = 1.0 - t;
+        let dx = 3.0 * s * s * p.x + 6.0 * s * t * (p.z - p.x) + 3.0 * t * t * (1.0 - p.z);
+        let err = bezier(p.x, p.z, t) - x;
+        t = select(t, clamp(t - err / dx, lo, hi), dx > 1e-6);
+    }
+    let y = bezier(p.y, p.w, t);
+    return select(select(y, 1.0, x >= 1.0), 0.0, x <= 0.0);
+}
+
+// The parametric eases (ids 32..39, `parametric` in src/ease.rs) with parameter lanes p.
+fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
+    if id == ID_STEPS {
+        return select(max(floor(x * p.x) / p.x, 0.0), 1.0, x >= 1.0);
+    }
+    if id == ID_BEZIER {
+        return cubic_bezier(p, x);
+    }
+    let elastic = id >= ID_ELASTIC;
+    let mode = id - select(ID_BACK, ID_ELASTIC, elastic);
+    let lower = x < 0.5;
+    var u = x;
+    u = select(u, 1.0 - x, mode == MODE_OUT);
+    u = select(u, select(2.0 - 2.0 * x, 2.0 * x, lower), mode == MODE_IN_OUT);
+    var y: f32;
+    if elastic {
+        y = -p.x * exp2(10.0 * u - 10.0) * sin((u - 1.0 - p.z) * p.y);
+    } else {
+        y = u * u * ((p.x + 1.0) * u - p.x);
+    }
+    var r = y;
+    r = select(r, 1.0 - y, mode == MODE_OUT);
+    r = select(r, select(1.0 - y / 2.0, y / 2.0, lower), mode == MODE_IN_OUT);
+    r = select(r, 0.0, x == 0.0);
+    r = select(r, 1.0, x == 1.0);
+    return r;
+}
+
 fn ease(id: u32, x: f32) -> f32 {
+    if id >= ID_BACK {
+        return parametric_ease(id, ease_params, x);
+    }
     let family = (id - 1u) / 3u;
     let mode = (id - 1u) % 3u;
     let lower = x < 0.5;

@@ -8,6 +8,8 @@
 @group(0) @binding(2) var<storage, read> lanes: array<vec2<f32>>;
 // Lane k of row i at k * lane_stride + i.
 @group(0) @binding(3) var<storage, read_write> outputs: array<f32>;
+// The parameter lanes of row i (parametric ease, punch and shake settings).
+@group(0) @binding(4) var<storage, read> params: array<vec4<f32>>;
 
 const WORKGROUP_SIZE: u32 = 256u;
 
@@ -27,6 +29,47 @@ fn world_time(kind: u32) -> vec3<f32> {
     return vec3<f32>(frame.world_hi[k], frame.world_mid[k], frame.world_lo[k]);
 }
 
+// Slerp (or nlerp) of unit quaternions a -> b (the builder put b on the shortest arc and
+// stored the angle theta between them), normalized. Kept operation for operation equal to
+// `quat_interpolate` in src/value.rs (which evaluates sin by a polynomial).
+fn quat_interpolate(a: vec4<f32>, b: vec4<f32>, p: f32, slerp: bool, theta: f32) -> vec4<f32> {
+    var wa = 1.0 - p;
+    var wb = p;
+    if slerp {
+        let s = sin(theta);
+        if s > 1e-6 {
+            wa = sin((1.0 - p) * theta) / s;
+            wb = sin(p * theta) / s;
+        }
+    }
+    let r = a * wa + b * wb;
+    let len2 = r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w;
+    let inv = select(0.0, 1.0 / sqrt(len2), len2 > 0.0);
+    return r * inv;
+}
+
+// PCG's output permutation of one LCG step (`pcg` in src/value.rs).
+fn pcg(v: u32) -> u32 {
+    let state = v * 747796405u + 2891336453u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+// Shake noise in [-1, 1) (`shake_noise` in src/value.rs): u32 operations and exact
+// conversions only, so the bits equal the CPU's.
+fn shake_noise(seed: u32, clock: u32, lane: u32) -> f32 {
+    let h = pcg(pcg(seed ^ pcg(clock)) ^ lane);
+    return f32(h >> 8u) * (1.0 / 8388608.0) - 1.0;
+}
+
+// The clock bits keying the shake noise (`noise_clock` in src/value.rs): (W_hi - base_hi) *
+// speed in f32, each step correctly rounded and kept from reassociation.
+fn noise_clock(row: MotionRow, kind: u32) -> u32 {
+    let elapsed = opaque(frame.world_hi[min(kind, 2u)] - row.base_hi);
+    let t = opaque(elapsed * row.speed);
+    return bitcast<u32>(select(t, row.base_hi, row.speed == 0.0));
+}
+
 @compute @workgroup_size(256)
 fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Dispatches over 65 535 workgroups fold into y.
@@ -36,9 +79,51 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     opaque_zero = frame.opaque_zero;
     let row = rows[i];
+    // Parameter lanes only for the rows that have them (parametric ease id >= 32), so plain
+    // rows read nothing more.
+    if (row.flags & 0xe0u) != 0u {
+        ease_params = params[i];
+    }
     let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
     let p = progress(row, motion_clock(row, world_time(kind))).eased;
     let lane_count = ((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u;
+    let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 15u;
+    if adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP {
+        let s = frame.lane_stride;
+        let l0 = lanes[i];
+        let l1 = lanes[s + i];
+        let l2 = lanes[2u * s + i];
+        let l3 = lanes[3u * s + i];
+        let q = quat_interpolate(
+            vec4<f32>(l0.x, l1.x, l2.x, l3.x),
+            vec4<f32>(l0.y, l1.y, l2.y, l3.y),
+            p,
+            adapter == ADAPTER_SLERP,
+            bitcast<f32>(row.params),
+        );
+        outputs[i] = q.x;
+        outputs[s + i] = q.y;
+        outputs[2u * s + i] = q.z;
+        outputs[3u * s + i] = q.w;
+        return;
+    }
+    if adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE {
+        // (from, strength) per lane; lane 3 holds (f, k). `vibrate` in src/value.rs.
+        let settings = lanes[3u * frame.lane_stride + i];
+        var scale = exp(-settings.y * p) * sin(PI * settings.x * p);
+        scale = select(scale, 0.0, p == 0.0 || p == 1.0);
+        let shake = adapter == ADAPTER_SHAKE;
+        let clock = noise_clock(row, kind);
+        for (var k = 0u; k < lane_count; k++) {
+            let pair = lanes[k * frame.lane_stride + i];
+            var v = pair.y * scale;
+            if shake {
+                v = v * shake_noise(row.params, clock, k);
+            }
+            outputs[k * frame.lane_stride + i] = pair.x + v;
+        }
+        return;
+    }
     for (var k = 0u; k < lane_count; k++) {
         let pair = lanes[k * frame.lane_stride + i];
         outputs[k * frame.lane_stride + i] = pair.x + (pair.y - pair.x) * p;

@@ -38,6 +38,14 @@ const FLAG_LOOP_TYPE_SHIFT: u32 = 8u;
 const FLAG_EVERY_LOOP_DELAY: u32 = 1024u;
 const FLAG_TIME_KIND_SHIFT: u32 = 11u;
 const FLAG_LANES_SHIFT: u32 = 13u;
+const FLAG_ADAPTER_SHIFT: u32 = 16u;
+
+// Adapter kinds (`AdapterKind` in src/value.rs).
+const ADAPTER_LERP: u32 = 0u;
+const ADAPTER_SLERP: u32 = 1u;
+const ADAPTER_NLERP: u32 = 2u;
+const ADAPTER_PUNCH: u32 = 3u;
+const ADAPTER_SHAKE: u32 = 4u;
 
 const LOOP_RESTART: u32 = 0u;
 const LOOP_FLIP: u32 = 1u;

@@ -2,15 +2,16 @@
 
 use bytemuck::Zeroable;
 
-use crate::ease::Ease;
+use crate::ease::{Ease, ParametricEase};
 use crate::error::BuildError;
 use crate::gpu::GpuTarget;
 use crate::handle::MotionHandle;
-use crate::row::{pack_flags, MotionRow};
+use crate::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::settings::{DelayType, LoopType, TimeKind};
-use crate::value::Animatable;
+use crate::value::{AdapterKind, Animatable, Integer, RoundingMode, Vibrate};
 use crate::world::callbacks::{BindFn, Callbacks, EventFn, LoopFn};
 use crate::world::{MotionCommands, MotionWorld};
+use glam::Quat;
 
 /// A motion being configured. Nothing touches a world until a terminal (`bind`, `run`, or
 /// their `_deferred` forms) validates the settings.
@@ -34,6 +35,7 @@ pub struct Motion<T: Animatable> {
     to: T,
     duration: f32,
     ease: Ease,
+    parametric: Option<ParametricEase>,
     delay: f32,
     delay_type: DelayType,
     skip_values_during_delay: bool,
@@ -49,6 +51,11 @@ pub struct Motion<T: Animatable> {
     on_cancel: Option<EventFn>,
     on_loop_complete: Option<LoopFn>,
     target: Option<GpuTarget>,
+    adapter: AdapterKind,
+    rounding: RoundingMode,
+    frequency: f32,
+    damping_ratio: f32,
+    seed: Option<u32>,
 }
 
 /// Boolean settings of a built motion that the world keeps per slot.
@@ -64,6 +71,10 @@ pub(crate) struct MotionOptions {
 pub(crate) struct BuiltMotion {
     pub row: MotionRow,
     pub pairs: [[f32; 2]; 4],
+    /// The parameter lanes (parametric ease settings).
+    pub params: [f32; 4],
+    /// A shake without an explicit seed: the world gives it one from its sequence number.
+    pub auto_seed: bool,
     pub options: MotionOptions,
     pub debug_name: &'static str,
     pub callbacks: Option<Box<Callbacks>>,
@@ -81,6 +92,7 @@ impl<T: Animatable> Motion<T> {
             to,
             duration,
             ease: Ease::Linear,
+            parametric: None,
             delay: 0.0,
             delay_type: DelayType::FirstLoop,
             // Without a delay nothing is skipped (SEMANTICS.md §6): a negative clock is
@@ -98,12 +110,37 @@ impl<T: Animatable> Motion<T> {
             on_cancel: None,
             on_loop_complete: None,
             target: None,
+            adapter: T::ADAPTER,
+            rounding: RoundingMode::ToEven,
+            frequency: 10.0,
+            damping_ratio: 1.0,
+            seed: None,
         }
     }
 
     /// The easing function (default [`Ease::Linear`]).
     pub fn ease(mut self, ease: Ease) -> Self {
         self.ease = ease;
+        self.parametric = None;
+        self
+    }
+
+    /// A parametric ease instead of a standard one (replaces [`ease`](Self::ease)); invalid
+    /// parameters are a build error ([`BuildError::InvalidEase`]).
+    ///
+    /// ```
+    /// use wgpu_tween::{EaseMode, Motion, MotionWorld, ParametricEase};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let h = Motion::new(0.0f32, 1.0, 1.0)
+    ///     .ease_with(ParametricEase::Steps(4))
+    ///     .run(&mut world)?;
+    /// world.update(0.6)?;
+    /// assert_eq!(world.value::<f32>(h)?, 0.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ease_with(mut self, ease: ParametricEase) -> Self {
+        self.parametric = Some(ease);
         self
     }
 
@@ -216,7 +253,10 @@ impl<T: Animatable> Motion<T> {
         world: &mut MotionWorld,
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
-        let built = self.build(Some(wrap_bind(bind)))?;
+        let built = {
+            let rounding = self.rounding;
+            self.build(Some(wrap_bind(bind, rounding)))
+        }?;
         if let Some(target) = &built.target {
             world.check_target(target, T::LANES)?;
         }
@@ -240,7 +280,10 @@ impl<T: Animatable> Motion<T> {
         commands: &MotionCommands,
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
-        let built = self.build(Some(wrap_bind(bind)))?;
+        let built = {
+            let rounding = self.rounding;
+            self.build(Some(wrap_bind(bind, rounding)))
+        }?;
         Ok(commands.spawn(built))
     }
 
@@ -251,8 +294,8 @@ impl<T: Animatable> Motion<T> {
     }
 
     fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
-        let from = self.from.to_lanes();
-        let to = self.to.to_lanes();
+        let mut from = self.from.to_lanes();
+        let mut to = self.to.to_lanes();
         for (which, lanes) in [("start", from), ("end", to)] {
             if let Some((lane, &value)) = lanes
                 .iter()
@@ -262,6 +305,43 @@ impl<T: Animatable> Motion<T> {
             {
                 return Err(BuildError::NonFiniteValue { which, lane, value });
             }
+        }
+        if matches!(self.adapter, AdapterKind::Slerp | AdapterKind::Nlerp) {
+            // Quaternions interpolate as unit quaternions.
+            for (which, lanes) in [("start", &mut from), ("end", &mut to)] {
+                let len = lanes
+                    .iter()
+                    .map(|x| f64::from(*x).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if !(len > 1e-12 && len.is_finite()) {
+                    return Err(BuildError::ZeroQuaternion { which });
+                }
+                for x in lanes.iter_mut() {
+                    *x = (f64::from(*x) / len) as f32;
+                }
+            }
+            // The shortest arc: `to` or `-to` (the same rotation), whichever is nearer.
+            let dot: f64 = (0..4).map(|k| f64::from(from[k]) * f64::from(to[k])).sum();
+            if dot < 0.0 {
+                to = to.map(|x| -x);
+            }
+        }
+        let (ease_id, params) = match self.parametric {
+            None => (0, [0.0; 4]),
+            Some(ease) => ease.encode().ok_or(BuildError::InvalidEase(ease))?,
+        };
+        let vibrates = matches!(self.adapter, AdapterKind::Punch | AdapterKind::Shake);
+        if vibrates
+            && !(self.frequency.is_finite()
+                && self.frequency >= 0.0
+                && self.damping_ratio.is_finite()
+                && self.damping_ratio >= 0.0)
+        {
+            return Err(BuildError::InvalidVibration {
+                frequency: self.frequency,
+                damping_ratio: self.damping_ratio,
+            });
         }
         if !(self.duration.is_finite() && self.duration >= 0.0) {
             return Err(BuildError::InvalidDuration(self.duration));
@@ -284,19 +364,36 @@ impl<T: Animatable> Motion<T> {
             delay: self.delay,
             loops: self.loops,
             flags: pack_flags(
-                self.ease,
+                if self.parametric.is_some() {
+                    Ease::Linear
+                } else {
+                    self.ease
+                },
                 self.loop_type,
                 self.delay_type,
                 self.time_kind,
                 T::LANES,
-                T::ADAPTER as u32,
-            ),
+                self.adapter as u32,
+            ) | (self.rounding as u32) << FLAG_ROUNDING_SHIFT
+                | ease_id,
             ..MotionRow::zeroed()
         };
         let mut pairs = [[0.0; 2]; 4];
         for (lane, pair) in pairs.iter_mut().enumerate().take(T::LANES) {
             *pair = [from[lane], to[lane]];
         }
+        if vibrates {
+            // Lane 3 (free: at most three lanes vibrate) holds (f, k = ζ·f/(2π)).
+            let k =
+                f64::from(self.damping_ratio) * f64::from(self.frequency) / std::f64::consts::TAU;
+            pairs[3] = [self.frequency, k as f32];
+        }
+        let mut row = row;
+        row.params = if self.adapter == AdapterKind::Slerp {
+            crate::value::quat_angle(from, to).to_bits()
+        } else {
+            self.seed.unwrap_or(0)
+        };
         let has_callbacks = bind.is_some()
             || self.on_complete.is_some()
             || self.on_cancel.is_some()
@@ -313,6 +410,8 @@ impl<T: Animatable> Motion<T> {
         Ok(BuiltMotion {
             row,
             pairs,
+            params,
+            auto_seed: self.adapter == AdapterKind::Shake && self.seed.is_none(),
             options: MotionOptions {
                 preserve: self.preserve,
                 cancel_on_error: self.cancel_on_error,
@@ -326,8 +425,102 @@ impl<T: Animatable> Motion<T> {
     }
 }
 
-fn wrap_bind<T: Animatable>(mut bind: impl FnMut(T) + Send + 'static) -> BindFn {
-    Box::new(move |lanes| bind(T::from_lanes(*lanes)))
+impl<T: Integer> Motion<T> {
+    /// How the interpolated value is rounded to the integer (default
+    /// [`RoundingMode::ToEven`]).
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld, RoundingMode};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let h = Motion::new(0i32, 5, 1.0)
+    ///     .rounding(RoundingMode::AwayFromZero)
+    ///     .run(&mut world)?;
+    /// world.update(0.5)?; // 2.5
+    /// assert_eq!(world.value::<i32>(h)?, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rounding(mut self, mode: RoundingMode) -> Self {
+        self.rounding = mode;
+        self
+    }
+}
+
+impl<T: Vibrate> Motion<T> {
+    /// A punch (SEMANTICS.md §5): the value starts at `from`, vibrates around it with an
+    /// amplitude of `strength` that decays over `duration` seconds, and ends at `from`:
+    /// `from + strength·e^(−k·p)·sin(π·f·p)` with `k = ζ·f/(2π)` at eased progress `p`
+    /// ([`frequency`](Self::frequency) `f`, default 10; [`damping_ratio`](Self::damping_ratio)
+    /// `ζ`, default 1).
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let h = Motion::punch(0.0f32, 2.0, 1.0).run(&mut world)?;
+    /// world.update(0.05)?; // sin(π·10·0.05) = 1, e^(−0.05·10/2π) ≈ 0.9235
+    /// assert!((world.value::<f32>(h)? - 1.847).abs() < 1e-3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn punch(from: T, strength: T, duration: f32) -> Self {
+        let mut m = Self::new(from, strength, duration);
+        m.adapter = AdapterKind::Punch;
+        m
+    }
+
+    /// A shake: like [`punch`](Self::punch), each lane's vibration multiplied by noise
+    /// `n ∈ [−1, 1)` re-drawn every evaluation from a hash of the seed, the motion clock and
+    /// the lane (the same bits on every executor). Without [`seed`](Self::seed) each shake
+    /// gets a seed of its own (from its creation sequence number), so two shakes never move
+    /// in lockstep.
+    pub fn shake(from: T, strength: T, duration: f32) -> Self {
+        let mut m = Self::new(from, strength, duration);
+        m.adapter = AdapterKind::Shake;
+        m
+    }
+
+    /// Vibrations over the motion (punch and shake; default 10). Finite and ≥ 0.
+    pub fn frequency(mut self, frequency: f32) -> Self {
+        self.frequency = frequency;
+        self
+    }
+
+    /// How fast the vibration decays (punch and shake; default 1; 0 never decays). Finite
+    /// and ≥ 0.
+    pub fn damping_ratio(mut self, damping_ratio: f32) -> Self {
+        self.damping_ratio = damping_ratio;
+        self
+    }
+
+    /// The shake's noise seed (default: one unique to the motion). Shakes with the same
+    /// seed, settings and clock have the same values.
+    pub fn seed(mut self, seed: u32) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+}
+
+impl Motion<Quat> {
+    /// Interpolates with a normalized lerp along the shortest arc (LitMotion's quaternion
+    /// adapter) instead of the default slerp: cheaper, but the angular velocity is not
+    /// constant.
+    pub fn nlerp(mut self) -> Self {
+        self.adapter = AdapterKind::Nlerp;
+        self
+    }
+
+    /// Interpolates with a slerp along the shortest arc (the default).
+    pub fn slerp(mut self) -> Self {
+        self.adapter = AdapterKind::Slerp;
+        self
+    }
+}
+
+fn wrap_bind<T: Animatable>(
+    mut bind: impl FnMut(T) + Send + 'static,
+    rounding: RoundingMode,
+) -> BindFn {
+    Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, rounding)))
 }
 
 impl<T: Animatable + std::fmt::Debug> std::fmt::Debug for Motion<T> {
@@ -342,6 +535,8 @@ impl<T: Animatable + std::fmt::Debug> std::fmt::Debug for Motion<T> {
             .field("loops", &self.loops)
             .field("loop_type", &self.loop_type)
             .field("playback_speed", &self.speed)
+            .field("parametric_ease", &self.parametric)
+            .field("adapter", &self.adapter)
             .field("debug_name", &self.debug_name)
             .finish_non_exhaustive()
     }

@@ -26,6 +26,25 @@ pub enum BuildError {
     /// `loops(0, _)` or a loop count below -1. Use -1 for infinite loops.
     #[error("loops must be -1 (infinite) or >= 1, got {0}")]
     InvalidLoops(i32),
+    /// A quaternion motion's start or end is (nearly) zero, so it has no rotation to
+    /// interpolate.
+    #[error("{which} quaternion has zero length")]
+    ZeroQuaternion {
+        /// `"start"` or `"end"`.
+        which: &'static str,
+    },
+    /// A [`ParametricEase`](crate::ParametricEase) has invalid parameters (non-finite,
+    /// `Steps(0)`, a non-positive Elastic period, Bézier x outside `[0, 1]`).
+    #[error("invalid parametric ease {0:?}")]
+    InvalidEase(crate::ParametricEase),
+    /// A punch or shake with a negative or non-finite frequency or damping ratio.
+    #[error("vibration needs a finite frequency and damping ratio >= 0, got {frequency} and {damping_ratio}")]
+    InvalidVibration {
+        /// The frequency.
+        frequency: f32,
+        /// The damping ratio.
+        damping_ratio: f32,
+    },
     /// The playback speed is NaN or infinite.
     #[error("playback speed must be finite, got {0}")]
     InvalidPlaybackSpeed(f32),

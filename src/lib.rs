@@ -32,7 +32,12 @@
 //! ## Map
 //! - [`Motion`]: the builder; [`MotionWorld`]: clocks, slots, callbacks, updates;
 //!   [`MotionHandle`]: generational handles; [`MotionCommands`]: changes from callbacks.
-//! - [`Ease`]: the 31 easing functions; [`Animatable`]: how values map to lanes.
+//! - [`Ease`]: the 31 easing functions; [`ParametricEase`] (Back, Elastic, Steps, CSS
+//!   cubic-bezier) via [`Motion::ease_with`].
+//! - [`Animatable`]: how values map to lanes. Built in: `f32`, `f64`, `i32`/`i64` (with a
+//!   [`RoundingMode`]), glam `Vec2`/`Vec3`/`Vec4`/`Quat` (slerp, or [`Motion::nlerp`]),
+//!   [`Color`], `[f32; N]`; [`Motion::punch`] and [`Motion::shake`] for `f32`, `Vec2`, `Vec3`;
+//!   text reveals ([`TextReveal`], [`Motion::bind_text`]).
 //! - [`cpu`]: the reference evaluation and the CPU executor; [`MotionRow`]: the row format.
 
 #![warn(missing_docs)]
@@ -46,16 +51,20 @@ pub mod gpu;
 mod handle;
 mod row;
 mod settings;
+mod text;
 mod value;
 mod world;
 
 pub use builder::Motion;
-pub use ease::{Ease, UnknownEase};
+pub use ease::{Ease, EaseMode, ParametricEase, UnknownEase};
 pub use error::{BuildError, MotionError, UpdateError};
 pub use handle::MotionHandle;
 pub use row::MotionRow;
 pub use settings::{DelayType, LoopType, MotionStatus, TimeKind};
-pub use value::{AdapterKind, Animatable, Lanes};
+pub use text::{ScrambleMode, TextReveal};
+pub use value::{
+    shake_noise, AdapterKind, Animatable, Color, Integer, Lanes, RoundingMode, Vibrate,
+};
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,

@@ -46,6 +46,9 @@ pub(crate) const FLAG_TIME_KIND_SHIFT: u32 = 11;
 pub(crate) const FLAG_LANES_SHIFT: u32 = 13;
 /// `flags` bits 16..20: the [`AdapterKind`](crate::value::AdapterKind).
 pub(crate) const FLAG_ADAPTER_SHIFT: u32 = 16;
+/// `flags` bits 20..23: the [`RoundingMode`](crate::value::RoundingMode) of an integer
+/// motion (read when converting lanes back to the integer; the executors ignore it).
+pub(crate) const FLAG_ROUNDING_SHIFT: u32 = 20;
 
 impl MotionRow {
     /// The motion clock at world time `w` (of the motion's time kind):
@@ -115,6 +118,27 @@ impl MotionRow {
     #[must_use]
     pub fn time_kind(&self) -> TimeKind {
         TimeKind::from_bits((self.flags >> FLAG_TIME_KIND_SHIFT) & 3)
+    }
+
+    /// The ease id bits (standard eases 0..31, parametric ones from 32).
+    #[inline]
+    #[must_use]
+    pub(crate) fn ease_bits(&self) -> u32 {
+        (self.flags >> FLAG_EASE_SHIFT) & 0xff
+    }
+
+    /// The adapter kind's bits (an [`AdapterKind`](crate::value::AdapterKind)).
+    #[inline]
+    #[must_use]
+    pub(crate) fn adapter_bits(&self) -> u32 {
+        (self.flags >> FLAG_ADAPTER_SHIFT) & 0xf
+    }
+
+    /// The rounding mode of an integer motion.
+    #[inline]
+    #[must_use]
+    pub(crate) fn rounding(&self) -> crate::value::RoundingMode {
+        crate::value::RoundingMode::from_bits((self.flags >> FLAG_ROUNDING_SHIFT) & 7)
     }
 
     /// Lanes in use, 1..=4.

@@ -1,5 +1,5 @@
-//! Runs the shared conformance vectors (`eases.json`, `motions.json`) on every executor and
-//! prints one line per failing case with its first differing frame.
+//! Runs the shared conformance vectors (`eases.json`, `motions.json`, `punch.json`) on every
+//! executor and prints one line per failing case with its first differing frame.
 
 mod common;
 
@@ -39,7 +39,8 @@ fn ease_failures(exec: &common::Exec, cases: &[Value]) -> Vec<String> {
     let mut failures = Vec::new();
     for (name, x, y, seen) in probes {
         let got = *seen.lock().unwrap();
-        if !((f64::from(got) - y).abs() <= 1e-5)
+        let error = (f64::from(got) - y).abs();
+        if (error.is_nan() || error > 1e-5)
             && !failures.iter().any(|f: &String| f.starts_with(name))
         {
             failures.push(format!("{name}: at x = {x} expected {y}, got {got}"));
@@ -83,6 +84,57 @@ fn eases_match_vectors() {
         println!("FAIL {line}");
     }
     assert!(failures.is_empty(), "{} ease cases failed", failures.len());
+}
+
+/// `punch.json`: one frozen punch per sample (start → strength over 1 s, linear, clock set
+/// to the progress), evaluated by one update of each executor.
+#[test]
+fn punch_matches_vectors() {
+    let data = common::load("punch.json");
+    let cases = data["cases"].as_array().expect("cases");
+    assert!(!cases.is_empty(), "no punch cases");
+    let mut failures = Vec::new();
+    for exec in common::executors() {
+        let mut world = exec.world();
+        let mut probes = Vec::new();
+        for case in cases {
+            let name = case["name"].as_str().expect("name").to_owned();
+            let (start, strength) = (f(&case["start"]) as f32, f(&case["strength"]) as f32);
+            let (frequency, damping) = (f(&case["frequency"]), f(&case["damping_ratio"]));
+            for sample in case["samples"].as_array().expect("samples") {
+                let (p, y) = (f(&sample[0]), f(&sample[1]));
+                let seen = Arc::new(Mutex::new(f32::NAN));
+                let sink = Arc::clone(&seen);
+                let h = Motion::punch(start, strength, 1.0)
+                    .frequency(frequency as f32)
+                    .damping_ratio(damping as f32)
+                    .playback_speed(0.0)
+                    .immediate_bind(false)
+                    .bind(&mut world, move |v| *sink.lock().unwrap() = v)
+                    .expect("motion");
+                world.set_time(h, p).expect("set_time");
+                let tolerance = 1e-4 * f64::from(strength.abs()).max(1.0);
+                probes.push((name.clone(), p, y, tolerance, seen));
+            }
+        }
+        world.update(0.0).expect("update");
+        for (name, p, y, tolerance, seen) in probes {
+            let got = *seen.lock().unwrap();
+            let error = (f64::from(got) - y).abs();
+            if (error.is_nan() || error > tolerance)
+                && !failures.iter().any(|f: &String| f.contains(&name))
+            {
+                failures.push(format!(
+                    "[{}] {name}: at p = {p} expected {y}, got {got}",
+                    exec.name()
+                ));
+            }
+        }
+    }
+    for line in &failures {
+        println!("FAIL {line}");
+    }
+    assert!(failures.is_empty(), "{} punch cases failed", failures.len());
 }
 
 #[derive(Default)]

@@ -14,10 +14,12 @@
 //! Every result equals the scalar reference [`progress`] bit for bit (a test checks this on
 //! random rows): the same operations in the same order, only without branches.
 
-use super::evaluate::progress;
-use crate::ease::Ease;
-use crate::row::{MotionRow, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT};
-use crate::value::lerp;
+use super::evaluate::{eased_with, progress};
+use crate::ease::{Ease, PARAMETRIC_BASE};
+use crate::row::{
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
+};
+use crate::value::{lerp, row_value};
 
 /// Rows per chunk: large enough to amortise the per-chunk checks, small enough that the
 /// temporaries stay in L1.
@@ -109,12 +111,18 @@ struct Shape {
     zero_duration: bool,
     /// Some row has more than one lane.
     multi_lane: bool,
+    /// Some row has an adapter other than lerp (the scalar path after the lerp pass).
+    non_lerp: bool,
+    /// Some row has a parametric ease (the scalar path after the easing pass).
+    parametric: bool,
 }
 
 #[inline(always)]
 fn shape(rows: &[MotionRow]) -> Shape {
     let first = &rows[0];
-    let (mut timing, mut easing, mut base, mut lanes, mut zero) = (0u32, 0u32, 0u32, 0u32, false);
+    let (mut timing, mut easing, mut base, mut lanes, mut adapters, mut zero) =
+        (0u32, 0u32, 0u32, 0u32, 0u32, false);
+    let mut parametric = 0u32;
     for r in rows {
         timing |= (r.speed.to_bits() ^ first.speed.to_bits())
             | (r.duration.to_bits() ^ first.duration.to_bits())
@@ -125,6 +133,8 @@ fn shape(rows: &[MotionRow]) -> Shape {
         base |= (r.base_hi.to_bits() ^ first.base_hi.to_bits())
             | (r.base_lo.to_bits() ^ first.base_lo.to_bits());
         lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
+        adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
+        parametric |= r.flags & 0xe0; // ease id ≥ 32
         zero |= r.duration <= 0.0;
     }
     Shape {
@@ -133,6 +143,8 @@ fn shape(rows: &[MotionRow]) -> Shape {
         same_base: base == 0,
         zero_duration: zero,
         multi_lane: lanes != 0,
+        non_lerp: adapters != 0,
+        parametric: parametric != 0,
     }
 }
 
@@ -286,7 +298,8 @@ fn ease_homogeneous(key: u32, t: &Timing, n: usize, p: &mut [f32; CHUNK]) {
 
 /// Output columns of a range, lane by lane.
 pub(crate) struct Columns<'a> {
-    pub lanes: [&'a [[f32; 2]]; 4],
+    /// Four value lanes, then the parameter lanes as two sections of pairs.
+    pub lanes: [&'a [[f32; 2]]; 6],
     pub outputs: [&'a mut [f32]; 4],
 }
 
@@ -322,19 +335,54 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
             }
         }
 
+        if shape.parametric {
+            // Parametric eases read their parameter lanes: the scalar reference.
+            for (i, row) in chunk.iter().enumerate() {
+                if row.ease_bits() < PARAMETRIC_BASE {
+                    continue;
+                }
+                let r = start + i;
+                let ([p0, p1], [p2, p3]) = (lanes[4][r], lanes[5][r]);
+                let kind = row.time_kind() as usize;
+                let at = progress(row, row.clock(now[kind]));
+                p[i] = eased_with(row, &at, [p0, p1, p2, p3]);
+            }
+        }
+
         let pairs0 = &lanes[0][start..start + n];
         for ((o, pair), &p) in out0[start..start + n].iter_mut().zip(pairs0).zip(&p[..n]) {
             *o = lerp(pair[0], pair[1], p);
         }
         if shape.multi_lane {
-            for (i, row) in chunk.iter().enumerate() {
-                let extra = ((row.flags >> FLAG_LANES_SHIFT) & 3) as usize;
-                let r = start + i;
-                let columns: [&mut [f32]; 3] = [&mut *out1, &mut *out2, &mut *out3];
-                for (lane, column) in columns.into_iter().enumerate().take(extra) {
-                    let [from, to] = lanes[lane + 1][r];
-                    column[r] = lerp(from, to, p[i]);
+            // Lanes 1–3 of every row of the chunk, branch-free (SIMD): a row's unused lanes
+            // have pairs (0, 0), so their outputs stay 0. (Punch and shake rows keep their
+            // settings in lane 3; the adapter pass below rewrites all their lanes.)
+            let columns: [&mut [f32]; 3] = [&mut *out1, &mut *out2, &mut *out3];
+            for (column, pairs) in columns.into_iter().zip(&lanes[1..4]) {
+                let pairs = &pairs[start..start + n];
+                let column = &mut column[start..start + n];
+                for ((o, pair), &p) in column.iter_mut().zip(pairs).zip(&p[..n]) {
+                    *o = lerp(pair[0], pair[1], p);
                 }
+            }
+        }
+        if shape.non_lerp {
+            // Other adapters (slerp, nlerp): the scalar mirror of the WGSL, over the lerp
+            // pass's output.
+            for (i, row) in chunk.iter().enumerate() {
+                let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 0xf;
+                if adapter == 0 {
+                    continue;
+                }
+                let r = start + i;
+                let pairs = [lanes[0][r], lanes[1][r], lanes[2][r], lanes[3][r]];
+                let kind = row.time_kind() as usize;
+                let value = row_value(row, pairs, p[i], now[kind]);
+                // All four lanes: unused ones are 0, as for lerp rows.
+                out0[r] = value[0];
+                out1[r] = value[1];
+                out2[r] = value[2];
+                out3[r] = value[3];
             }
         }
     }
@@ -373,6 +421,14 @@ mod tests {
         ];
         let dt = [DelayType::FirstLoop, DelayType::EveryLoop];
         let kinds = [TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime];
+        // Mostly lerp; some quaternion rows (four lanes), punches and shakes (one to
+        // three) for the scalar adapter path.
+        let adapter = rng.pick(&[0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+        let lane_count = match adapter {
+            0 => 1 + (rng.next() % 4) as usize,
+            1 | 2 => 4,
+            _ => 1 + (rng.next() % 3) as usize,
+        };
         let mut row = MotionRow {
             speed: rng.pick(&[1.0, 2.0, 0.5, 0.0, -1.0, -0.25, 3.7]),
             duration: rng.pick(&[0.0, 0.25, 0.3, 1.0, 2.5, 0.001]),
@@ -383,8 +439,8 @@ mod tests {
                 rng.pick(&lt),
                 rng.pick(&dt),
                 rng.pick(&kinds),
-                1 + (rng.next() % 4) as usize,
-                0,
+                lane_count,
+                adapter,
             ),
             ..MotionRow::zeroed()
         };
@@ -414,8 +470,25 @@ mod tests {
                 rows.push(row);
             }
         }
-        let lanes: Vec<[f32; 2]> = (0..rows.len())
-            .map(|i| [i as f32, -(i as f32) * 0.5])
+        // Lane pairs as the world stores them: unused lanes (0, 0), punch and shake settings
+        // (f, k) in lane 3.
+        let pairs_of = |i: usize, row: &MotionRow| -> [[f32; 2]; 4] {
+            let mut pairs = [[0.0; 2]; 4];
+            for (k, pair) in pairs.iter_mut().enumerate().take(row.lane_count()) {
+                *pair = [i as f32 + k as f32, -(i as f32) * 0.5];
+            }
+            if row.adapter_bits() >= 3 {
+                pairs[3] = [10.0, 1.59];
+            }
+            pairs
+        };
+        let columns: Vec<Vec<[f32; 2]>> = (0..6)
+            .map(|k| {
+                rows.iter()
+                    .enumerate()
+                    .map(|(i, row)| if k < 4 { pairs_of(i, row)[k] } else { [0.0; 2] })
+                    .collect()
+            })
             .collect();
         let mut outs = vec![vec![0.0f32; rows.len()]; 4];
         let [o0, o1, o2, o3] = &mut outs[..] else {
@@ -424,7 +497,14 @@ mod tests {
         evaluate(
             &rows,
             Columns {
-                lanes: [&lanes, &lanes, &lanes, &lanes],
+                lanes: [
+                    &columns[0],
+                    &columns[1],
+                    &columns[2],
+                    &columns[3],
+                    &columns[4],
+                    &columns[5],
+                ],
                 outputs: [o0, o1, o2, o3],
             },
             &now,
@@ -432,11 +512,12 @@ mod tests {
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;
             let p = progress(row, row.clock(now[kind])).eased;
-            let want = lerp(lanes[i][0], lanes[i][1], p);
-            for (lane, out) in outs.iter().enumerate().take(row.lane_count()) {
+            let want = crate::value::row_value(row, pairs_of(i, row), p, now[kind]);
+            // Every lane: the unused ones must read 0.
+            for (lane, out) in outs.iter().enumerate() {
                 assert_eq!(
                     out[i].to_bits(),
-                    want.to_bits(),
+                    want[lane].to_bits(),
                     "row {i} lane {lane}: {row:?}"
                 );
             }

@@ -2,6 +2,7 @@
 //! eased progress. Both the CPU executor's hot loop and the world's O(1) queries call this,
 //! so they cannot disagree; the GPU pass ports it to WGSL.
 
+use crate::ease::{parametric, PARAMETRIC_BASE};
 use crate::row::MotionRow;
 use crate::settings::{DelayType, LoopType, MotionStatus};
 
@@ -43,7 +44,66 @@ fn floor(x: f64) -> f64 {
     }
 }
 
-/// Evaluates `row` at motion clock `time` (delay included, may be negative).
+/// The loop type applied around ease `f` (SEMANTICS.md §2): `p` from the linear progress
+/// `linear` and the completed loops.
+#[inline(always)]
+fn loop_eased(
+    loop_type: LoopType,
+    linear: f32,
+    completed_loops: u32,
+    f: impl Fn(f32) -> f32,
+) -> f32 {
+    let at_end = u32::from(linear == 1.0);
+    let odd = (completed_loops.wrapping_add(at_end)) & 1 == 1;
+    match loop_type {
+        LoopType::Restart => f(linear),
+        LoopType::Flip => {
+            let e = f(linear);
+            if odd {
+                1.0 - e
+            } else {
+                e
+            }
+        }
+        LoopType::Yoyo => f(if odd { 1.0 - linear } else { linear }),
+        LoopType::Incremental => {
+            let within = if linear == 1.0 { 0.0 } else { linear };
+            f(1.0) * completed_loops as f32 + f(within)
+        }
+    }
+}
+
+/// The eased progress of `p` (an evaluation of `row`) with the row's parameter lanes
+/// `params`: `p.eased` for the standard eases; parametric eases (whose parameters
+/// [`progress`] does not see) are evaluated here.
+#[inline]
+#[must_use]
+pub(crate) fn eased_with(row: &MotionRow, p: &Progress, params: [f32; 4]) -> f32 {
+    let id = row.ease_bits();
+    if id < PARAMETRIC_BASE {
+        p.eased
+    } else {
+        loop_eased(row.loop_type(), p.linear, p.completed_loops, |x| {
+            parametric(id, params, x)
+        })
+    }
+}
+
+/// The row's ease (with its parameter lanes `params`) at `x`.
+#[inline]
+#[must_use]
+pub(crate) fn ease_at(row: &MotionRow, params: [f32; 4], x: f32) -> f32 {
+    let id = row.ease_bits();
+    if id < PARAMETRIC_BASE {
+        row.ease().evaluate(x)
+    } else {
+        parametric(id, params, x)
+    }
+}
+
+/// Evaluates `row` at motion clock `time` (delay included, may be negative). For a
+/// parametric ease (which needs the row's parameter lanes) `eased` is the linear progress after
+/// the loop type; [`MotionWorld::progress`](crate::MotionWorld::progress) applies the ease.
 #[inline(always)]
 #[must_use]
 pub fn progress(row: &MotionRow, time: f64) -> Progress {
@@ -122,24 +182,9 @@ pub fn progress(row: &MotionRow, time: f64) -> Progress {
     // `as u32` saturates: an infinite loop past 2^32 loops reports u32::MAX.
     let completed_loops = clamp_loops(loop_index) as u32;
     let ease = row.ease();
-    let at_end = u32::from(linear == 1.0);
-    let odd = (completed_loops.wrapping_add(at_end)) & 1 == 1;
-    let eased = match row.loop_type() {
-        LoopType::Restart => ease.evaluate(linear),
-        LoopType::Flip => {
-            let e = ease.evaluate(linear);
-            if odd {
-                1.0 - e
-            } else {
-                e
-            }
-        }
-        LoopType::Yoyo => ease.evaluate(if odd { 1.0 - linear } else { linear }),
-        LoopType::Incremental => {
-            let within = if linear == 1.0 { 0.0 } else { linear };
-            ease.evaluate(1.0) * completed_loops as f32 + ease.evaluate(within)
-        }
-    };
+    let eased = loop_eased(row.loop_type(), linear, completed_loops, |x| {
+        ease.evaluate(x)
+    });
 
     let status = if completed {
         MotionStatus::Completed

@@ -64,6 +64,8 @@ impl CpuExecutor {
                 &rows.lanes[1],
                 &rows.lanes[2],
                 &rows.lanes[3],
+                &rows.lanes[4],
+                &rows.lanes[5],
             ],
         };
         if parts == 1 {
@@ -89,7 +91,7 @@ impl CpuExecutor {
 
 struct Inputs<'a> {
     rows: &'a [MotionRow],
-    lanes: [&'a [[f32; 2]]; 4],
+    lanes: [&'a [[f32; 2]]; 6],
 }
 
 /// A raw output column pointer that parts share, each writing its own range.
@@ -114,12 +116,11 @@ unsafe fn evaluate_range(
     // SAFETY: per the contract, `range` of each column is ours alone and in bounds.
     let start = range.start;
     let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
-    let [l0, l1, l2, l3] = inputs.lanes;
     let r = range.clone();
     batch::evaluate(
         &inputs.rows[range],
         batch::Columns {
-            lanes: [&l0[r.clone()], &l1[r.clone()], &l2[r.clone()], &l3[r]],
+            lanes: inputs.lanes.map(|l| &l[r.clone()]),
             outputs: outputs.map(column),
         },
         now,

@@ -41,10 +41,12 @@ fn align(x: u64) -> u64 {
     x.div_ceil(ALIGN) * ALIGN
 }
 
-/// The mirrored rows: timing rows, lane pairs (4 sections of `capacity`), outputs (same).
+/// The mirrored rows: timing rows, lane pairs (4 sections of `capacity`), parameter lanes
+/// (one `vec4<f32>` per row), outputs (4 sections).
 pub(super) struct Table {
     rows: wgpu::Buffer,
     lanes: wgpu::Buffer,
+    params: wgpu::Buffer,
     outputs: wgpu::Buffer,
     capacity: u32,
     /// Rows the GPU holds valid content for.
@@ -330,6 +332,7 @@ impl GpuExecutor {
                     whole(1, &table.rows),
                     whole(2, &table.lanes),
                     whole(3, &table.outputs),
+                    whole(4, &table.params),
                 ],
             })
         });
@@ -432,7 +435,9 @@ impl GpuExecutor {
         let rows_bytes = align(u64::from(upload_count.max(1)) * 32);
         let lanes_offset = rows_offset + rows_bytes;
         let lanes_bytes = align(u64::from(upload_count.max(1)) * 32);
-        let total = lanes_offset + lanes_bytes;
+        let params_offset = lanes_offset + lanes_bytes;
+        let params_bytes = align(u64::from(upload_count.max(1)) * 16);
+        let total = params_offset + params_bytes;
         if self.changes.as_ref().is_none_or(|b| b.size() < total) {
             let size = total.next_power_of_two().max(4096);
             self.check_size("row changes", size)?;
@@ -481,6 +486,11 @@ impl GpuExecutor {
                 rows_offset + staged as u64 * 32,
                 &rows.rows[dst as usize],
             );
+            put(
+                &mut self.bytes,
+                params_offset + staged as u64 * 16,
+                &rows.params(dst),
+            );
             for lane in 0..4u64 {
                 let offset = lanes_offset + (lane * u64::from(upload_count) + staged as u64) * 8;
                 put(
@@ -506,6 +516,8 @@ impl GpuExecutor {
                 range(3, changes, lanes_offset, lanes_bytes),
                 whole(4, &table.rows),
                 whole(5, &table.lanes),
+                range(6, changes, params_offset, params_bytes),
+                whole(7, &table.params),
             ],
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -580,6 +592,7 @@ impl GpuExecutor {
         let new = Table {
             rows: create("wgpu-tween rows", bytes_per_section),
             lanes: create("wgpu-tween lanes", bytes_per_section),
+            params: create("wgpu-tween params", u64::from(wanted) * 16),
             outputs: create("wgpu-tween outputs", u64::from(wanted) * 16),
             capacity: wanted,
             len: 0,
@@ -597,6 +610,7 @@ impl GpuExecutor {
         if let Some(old) = &self.table {
             if keep > 0 {
                 encoder.copy_buffer_to_buffer(&old.rows, 0, &new.rows, 0, u64::from(keep) * 32);
+                encoder.copy_buffer_to_buffer(&old.params, 0, &new.params, 0, u64::from(keep) * 16);
                 for lane in 0..4u64 {
                     encoder.copy_buffer_to_buffer(
                         &old.lanes,

@@ -80,12 +80,21 @@ impl Pipelines {
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            &[Uniform, Read, Read, ReadWrite],
+            &[Uniform, Read, Read, ReadWrite, Read],
         );
         let apply_layout = layout(
             device,
             "wgpu-tween apply",
-            &[DynamicUniform, Read, Read, Read, ReadWrite, ReadWrite],
+            &[
+                DynamicUniform,
+                Read,
+                Read,
+                Read,
+                ReadWrite,
+                ReadWrite,
+                Read,
+                ReadWrite,
+            ],
         );
         let gather_layout = layout(
             device,

@@ -62,7 +62,7 @@ impl MotionWorld {
                     time,
                     completed_loops: p.completed_loops,
                     loops: row.loops,
-                    progress: p.eased,
+                    progress: crate::cpu::evaluate::eased_with(row, &p, self.rows.params(i as u32)),
                     playback_speed: row.speed,
                     executor,
                 };

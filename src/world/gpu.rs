@@ -5,7 +5,6 @@ use super::{MotionWorld, Progress};
 use crate::error::BuildError;
 use crate::gpu::executor::{FrameInput, GpuExecutor};
 use crate::gpu::{GpuContext, GpuError, GpuTarget, ReadbackMode};
-use crate::value::lerp_lanes;
 
 /// Which executor evaluates a world's motions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -190,7 +189,8 @@ impl MotionWorld {
         };
         let row = self.slots.slots[slot as usize].row;
         let lanes = self.rows.rows[row as usize].lane_count();
-        let value = lerp_lanes(self.rows.pairs(row), lanes, now.eased);
+        let w = self.clocks.now[self.rows.rows[row as usize].time_kind() as usize];
+        let value = self.rows.value_at(row, now, w);
         if let Err(error) = self
             .targets
             .write_now(gpu.context(), target, &value[..lanes])

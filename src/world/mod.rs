@@ -29,7 +29,7 @@ use crate::gpu::executor::GpuExecutor;
 use crate::gpu::targets::{TargetRef, Targets};
 use crate::gpu::GpuError;
 use crate::handle::MotionHandle;
-use crate::value::lerp_lanes;
+use crate::value::row_value;
 use callbacks::{CallbackError, Callbacks};
 use commands::{Command, QueueState};
 use events::{Due, EventQueue};
@@ -332,6 +332,10 @@ impl MotionWorld {
     ) -> MotionHandle {
         let mut row = built.row;
         row.anchor(self.clocks.now[row.time_kind() as usize], 0.0);
+        if built.auto_seed {
+            // Unique per motion for the world's first 2^32 motions (pcg is a bijection).
+            row.params = crate::value::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
+        }
         let row_index = self.rows.len() as u32;
         let (slot, version) = match reserved {
             Some(h) => {
@@ -340,7 +344,7 @@ impl MotionWorld {
             }
             None => self.slots.alloc(row_index),
         };
-        self.rows.push(row, built.pairs, slot);
+        self.rows.push(row, built.pairs, built.params, slot);
         let needed = slot as usize + 1;
         if self.meta.len() < needed {
             self.meta.resize(needed, SlotMeta::default());
@@ -386,8 +390,13 @@ impl MotionWorld {
             version,
         };
         if has_bind && built.options.immediate_bind {
-            let p = row.ease().evaluate(0.0);
-            let value = lerp_lanes(built.pairs, row.lane_count(), p);
+            let p = crate::cpu::evaluate::ease_at(&row, built.params, 0.0);
+            let value = row_value(
+                &row,
+                built.pairs,
+                p,
+                self.clocks.now[row.time_kind() as usize],
+            );
             self.call_bind(slot, &value);
         }
         self.settle();

@@ -7,7 +7,7 @@ use crate::error::MotionError;
 use crate::handle::MotionHandle;
 use crate::row::MotionRow;
 use crate::settings::MotionStatus;
-use crate::value::{lerp_lanes, Animatable};
+use crate::value::{AdapterKind, Animatable};
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.
@@ -84,8 +84,14 @@ impl MotionWorld {
 
     /// Eased progress now (after the loop type; the `p` the value is interpolated with).
     pub fn progress(&self, h: MotionHandle) -> Result<f32, MotionError> {
-        let row = self.row(h)?;
-        Ok(self.evaluate_now(row).1.eased)
+        let (_, row_index) = self.live(h)?;
+        let row = &self.rows.rows[row_index as usize];
+        let now = self.evaluate_now(row).1;
+        Ok(crate::cpu::evaluate::eased_with(
+            row,
+            &now,
+            self.rows.params(row_index),
+        ))
     }
 
     /// Duration of one loop, seconds.
@@ -109,16 +115,16 @@ impl MotionWorld {
         let (_, row_index) = self.live(h)?;
         let row = &self.rows.rows[row_index as usize];
         if row.lane_count() != T::LANES
-            || row.flags >> crate::row::FLAG_ADAPTER_SHIFT & 0xf != T::ADAPTER as u32
+            || !AdapterKind::from_bits(row.adapter_bits()).reads_as(T::ADAPTER)
         {
             return Err(MotionError::TypeMismatch(h));
         }
-        let p = self.evaluate_now(row).1.eased;
-        Ok(T::from_lanes(lerp_lanes(
-            self.rows.pairs(row_index),
-            row.lane_count(),
-            p,
-        )))
+        let now = self.evaluate_now(row).1;
+        Ok(T::from_lanes_rounded(
+            self.rows
+                .value_at(row_index, &now, self.clocks.now[row.time_kind() as usize]),
+            row.rounding(),
+        ))
     }
 
     /// Keeps the motion after it completes (see [`Motion::preserve`](crate::Motion::preserve)).
@@ -194,7 +200,7 @@ impl MotionWorld {
         self.meta[slot as usize].touched = true;
         let value = self.meta[slot as usize]
             .has_bind
-            .then(|| lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased));
+            .then(|| self.rows.value_at(row_index, &now, w));
         if self.fire(slot, &prev, &now, value.as_ref()) {
             self.schedule(slot, row_index, row.clock(w));
         }
@@ -220,7 +226,7 @@ impl MotionWorld {
         let now = progress(&row, clock);
         let meta = self.meta[slot as usize];
         let value = (meta.has_bind && binds_at(now.status, &meta.options))
-            .then(|| lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased));
+            .then(|| self.rows.value_at(row_index, &now, w));
         if self.fire(slot, &prev, &now, value.as_ref()) {
             self.schedule(slot, row_index, clock);
         }

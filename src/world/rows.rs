@@ -5,7 +5,11 @@
 //! output, never the other lanes' columns.
 
 use crate::row::MotionRow;
-use crate::value::{lerp_lanes, Lanes};
+use crate::value::{row_value, Lanes};
+
+/// Sections of pairs per row: four value lanes `(from, to)`, then the 16-byte parameter
+/// lanes (parametric ease, punch and shake settings) as pairs `[p0, p1]`, `[p2, p3]`.
+pub(crate) const LANE_SECTIONS: usize = 6;
 
 /// Smallest capacity kept when shrinking.
 const MIN_CAPACITY: usize = 64;
@@ -14,8 +18,9 @@ const MIN_CAPACITY: usize = 64;
 pub(crate) struct Rows {
     /// Timing and settings per row (GPU-mirrored as-is).
     pub rows: Vec<MotionRow>,
-    /// `(from, to)` per lane per row.
-    pub lanes: [Vec<[f32; 2]>; 4],
+    /// `(from, to)` per lane per row, then the row's four parameter lanes as two more
+    /// sections of pairs (see [`LANE_SECTIONS`]).
+    pub lanes: [Vec<[f32; 2]>; LANE_SECTIONS],
     /// The executor's output per lane per row.
     pub outputs: [Vec<f32>; 4],
     /// The slot that owns each row.
@@ -69,15 +74,23 @@ impl Rows {
     }
 
     /// Appends a row; returns its index.
-    pub fn push(&mut self, row: MotionRow, pairs: [[f32; 2]; 4], slot: u32) -> u32 {
+    pub fn push(
+        &mut self,
+        row: MotionRow,
+        pairs: [[f32; 2]; 4],
+        params: [f32; 4],
+        slot: u32,
+    ) -> u32 {
         let index = self.rows.len() as u32;
         self.rows.push(row);
-        for (column, pair) in self.lanes.iter_mut().zip(pairs) {
+        let [p0, p1, p2, p3] = params;
+        let sections = pairs.into_iter().chain([[p0, p1], [p2, p3]]);
+        for (column, pair) in self.lanes.iter_mut().zip(sections) {
             column.push(pair);
         }
         // Outputs start at the value at progress E(0) = 0: what a pipelined readback shows
         // until the first value of this row comes back.
-        let start = lerp_lanes(pairs, row.lane_count(), 0.0);
+        let start = row_value(&row, pairs, 0.0, 0.0);
         for (column, value) in self.outputs.iter_mut().zip(start) {
             column.push(value);
         }
@@ -138,6 +151,23 @@ impl Rows {
             self.lanes[2][i],
             self.lanes[3][i],
         ]
+    }
+
+    /// The parameter lanes of a row.
+    #[inline]
+    pub fn params(&self, index: u32) -> [f32; 4] {
+        let i = index as usize;
+        let ([p0, p1], [p2, p3]) = (self.lanes[4][i], self.lanes[5][i]);
+        [p0, p1, p2, p3]
+    }
+
+    /// The value of row `index` evaluated as `now` (parametric eases and adapters included).
+    #[inline]
+    /// `w` is the world time of the row's time kind.
+    pub fn value_at(&self, index: u32, now: &crate::cpu::Progress, w: f64) -> Lanes {
+        let row = &self.rows[index as usize];
+        let p = crate::cpu::evaluate::eased_with(row, now, self.params(index));
+        row_value(row, self.pairs(index), p, w)
     }
 
     /// The executor's last output for a row.

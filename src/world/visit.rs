@@ -11,7 +11,7 @@ use crate::builder::MotionOptions;
 use crate::cpu::{progress, Progress};
 use crate::handle::MotionHandle;
 use crate::settings::MotionStatus;
-use crate::value::{lerp_lanes, Lanes};
+use crate::value::Lanes;
 
 impl MotionWorld {
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
@@ -30,7 +30,7 @@ impl MotionWorld {
             if now.is_completed() && !prev.is_completed() && self.values_are_late() {
                 // A completing bind is the motion's last word: its end value, not the
                 // previous update's (a pipelined readback is one update late).
-                lerp_lanes(self.rows.pairs(row_index), row.lane_count(), now.eased)
+                self.rows.value_at(row_index, &now, self.clocks.now[kind])
             } else {
                 self.rows.output(row_index)
             }
