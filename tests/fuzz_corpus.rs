@@ -4,31 +4,14 @@
 //! artifacts a fuzzing session left in `fuzz/corpus/<target>/` and `fuzz/artifacts/<target>/`
 //! (not committed), and a few thousand deterministic pseudo-random inputs.
 
+mod common;
 #[allow(dead_code)]
 #[path = "../fuzz/src/interp.rs"]
 mod interp;
 
 use std::path::{Path, PathBuf};
-use std::sync::Once;
 
-/// Keeps the interpreter's deliberate callback panics off stderr.
-fn quiet_intentional_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("");
-            if !message.contains(interp::INTENTIONAL) {
-                previous(info);
-            }
-        }));
-    });
-}
+use common::quiet_intentional_panics;
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")

@@ -38,7 +38,7 @@ mod sim;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use proptest::prelude::*;
@@ -52,26 +52,7 @@ use common::Exec;
 use ops::{Action, Foreign, Op, Spec, Target, Trigger};
 use sim::{Entry, Fail, Model};
 
-/// Panics raised on purpose carry this text; the hook keeps them off stderr.
-const INTENTIONAL: &str = "intentional model-test panic";
-
-fn quiet_intentional_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("");
-            if !message.contains(INTENTIONAL) {
-                previous(info);
-            }
-        }));
-    });
-}
+use common::{quiet_intentional_panics, INTENTIONAL};
 
 // ---------------------------------------------------------------------- the real callbacks
 

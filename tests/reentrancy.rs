@@ -6,30 +6,13 @@
 //! times, so `value = from + (to − from) · T / D`.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Once, OnceLock};
+mod common;
+
+use std::sync::{Arc, Mutex, OnceLock};
 
 use wgpu_tween::{CallbackKind, LoopType, Motion, MotionHandle, MotionWorld};
 
-/// Panics raised on purpose carry this text; the hook keeps them off stderr.
-const INTENTIONAL: &str = "intentional test panic";
-
-fn quiet_intentional_panics() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            let payload = info.payload();
-            let message = payload
-                .downcast_ref::<&str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-                .unwrap_or("");
-            if !message.contains(INTENTIONAL) {
-                previous(info);
-            }
-        }));
-    });
-}
+use common::{quiet_intentional_panics, INTENTIONAL};
 
 /// What one motion's callbacks saw.
 #[derive(Default)]

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Executor, MotionWorld};
@@ -101,4 +101,31 @@ pub fn load(name: &str) -> serde_json::Value {
         path.display()
     );
     value
+}
+
+/// Panics raised on purpose by tests carry this text; [`quiet_intentional_panics`] keeps them
+/// off stderr.
+pub const INTENTIONAL: &str = "intentional test panic";
+
+/// What every deliberate panic's message contains (the fuzz interpreter's included).
+const INTENTIONAL_MARK: &str = "intentional";
+
+/// Installs (once) a panic hook that drops panics whose message says they are intentional
+/// and passes every other one to the previous hook.
+pub fn quiet_intentional_panics() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("");
+            if !message.contains(INTENTIONAL_MARK) {
+                previous(info);
+            }
+        }));
+    });
 }
