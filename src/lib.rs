@@ -2,8 +2,9 @@
 //!
 //! Tweens ("motions") with [LitMotion](https://github.com/annulusgames/LitMotion)'s
 //! semantics, built for a million motions per frame: a motion's state is a pure function of
-//! world time, rows are dense Pod columns, and an executor evaluates them all in one pass
-//! (the CPU executor here; a WGSL compute pass over the same rows on a GPU).
+//! world time, rows are dense Pod columns, and an executor evaluates them all in one pass:
+//! the CPU executor, or the GPU executor (a WGSL compute pass over the same rows mirrored in
+//! storage buffers, writing values straight into a renderer's buffers).
 //!
 //! ```
 //! use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
@@ -39,6 +40,11 @@
 //!   [`Color`], `[f32; N]`; [`Motion::punch`] and [`Motion::shake`] for `f32`, `Vec2`, `Vec3`;
 //!   text reveals ([`TextReveal`], [`Motion::bind_text`]).
 //! - [`cpu`]: the reference evaluation and the CPU executor; [`MotionRow`]: the row format.
+//! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's),
+//!   [`GpuTarget`](gpu::GpuTarget) (values written into a user buffer), readback modes;
+//!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`].
+//! - [`MotionWorld::completion`]: a future per motion; [`MotionWorld::debug_snapshot`]: a
+//!   table of the live motions.
 
 #![warn(missing_docs)]
 
