@@ -7,47 +7,72 @@ use std::f32::consts::PI;
 use std::fmt;
 use std::str::FromStr;
 
-/// An easing function: maps linear progress `x` (normally in `[0, 1]`) to eased progress.
-///
-/// The discriminants are stable and stored in the motion rows (and so in GPU buffers): never
-/// reorder them. Keep in sync with `shaders/easing.wgsl` once the GPU executor lands.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[repr(u8)]
-#[allow(missing_docs)] // the names are the documentation (easings.net)
-pub enum Ease {
-    #[default]
-    Linear = 0,
-    InSine,
-    OutSine,
-    InOutSine,
-    InQuad,
-    OutQuad,
-    InOutQuad,
-    InCubic,
-    OutCubic,
-    InOutCubic,
-    InQuart,
-    OutQuart,
-    InOutQuart,
-    InQuint,
-    OutQuint,
-    InOutQuint,
-    InExpo,
-    OutExpo,
-    InOutExpo,
-    InCirc,
-    OutCirc,
-    InOutCirc,
-    InElastic,
-    OutElastic,
-    InOutElastic,
-    InBack,
-    OutBack,
-    InOutBack,
-    InBounce,
-    OutBounce,
-    InOutBounce,
+/// Calls `$callback!` with every standard ease variant, in discriminant order: the one list
+/// that the enum, [`Ease::ALL`], the names and the CPU executor's easing loops come from.
+macro_rules! with_every_ease {
+    ($callback:ident) => {
+        $callback! {
+            Linear,
+            InSine,
+            OutSine,
+            InOutSine,
+            InQuad,
+            OutQuad,
+            InOutQuad,
+            InCubic,
+            OutCubic,
+            InOutCubic,
+            InQuart,
+            OutQuart,
+            InOutQuart,
+            InQuint,
+            OutQuint,
+            InOutQuint,
+            InExpo,
+            OutExpo,
+            InOutExpo,
+            InCirc,
+            OutCirc,
+            InOutCirc,
+            InElastic,
+            OutElastic,
+            InOutElastic,
+            InBack,
+            OutBack,
+            InOutBack,
+            InBounce,
+            OutBounce,
+            InOutBounce
+        }
+    };
 }
+pub(crate) use with_every_ease;
+
+macro_rules! define_ease {
+    ($first:ident, $($name:ident),*) => {
+        /// An easing function: maps linear progress `x` (normally in `[0, 1]`) to eased
+        /// progress.
+        ///
+        /// The discriminants are stable and stored in the motion rows (and so in GPU buffers):
+        /// never reorder them. Keep in sync with `shaders/easing.wgsl`.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        #[allow(missing_docs)] // the names are the documentation (easings.net)
+        pub enum Ease {
+            #[default]
+            $first = 0,
+            $($name),*
+        }
+
+        impl Ease {
+            /// Every ease, in discriminant order.
+            pub const ALL: [Ease; 31] = [Ease::$first, $(Ease::$name),*];
+        }
+
+        const NAMES: [&str; 31] = [stringify!($first), $(stringify!($name)),*];
+    };
+}
+with_every_ease!(define_ease);
 
 /// Back overshoot `c1`, and the derived constants of easings.net.
 const BACK_C1: f32 = 1.701_58;
@@ -61,41 +86,6 @@ const BOUNCE_N1: f32 = 7.5625;
 const BOUNCE_D1: f32 = 2.75;
 
 impl Ease {
-    /// Every ease, in discriminant order.
-    pub const ALL: [Ease; 31] = [
-        Ease::Linear,
-        Ease::InSine,
-        Ease::OutSine,
-        Ease::InOutSine,
-        Ease::InQuad,
-        Ease::OutQuad,
-        Ease::InOutQuad,
-        Ease::InCubic,
-        Ease::OutCubic,
-        Ease::InOutCubic,
-        Ease::InQuart,
-        Ease::OutQuart,
-        Ease::InOutQuart,
-        Ease::InQuint,
-        Ease::OutQuint,
-        Ease::InOutQuint,
-        Ease::InExpo,
-        Ease::OutExpo,
-        Ease::InOutExpo,
-        Ease::InCirc,
-        Ease::OutCirc,
-        Ease::InOutCirc,
-        Ease::InElastic,
-        Ease::OutElastic,
-        Ease::InOutElastic,
-        Ease::InBack,
-        Ease::OutBack,
-        Ease::InOutBack,
-        Ease::InBounce,
-        Ease::OutBounce,
-        Ease::InOutBounce,
-    ];
-
     /// The variant's name, as written in LitMotion and in the conformance vectors.
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -251,40 +241,6 @@ impl Ease {
         }
     }
 }
-
-const NAMES: [&str; 31] = [
-    "Linear",
-    "InSine",
-    "OutSine",
-    "InOutSine",
-    "InQuad",
-    "OutQuad",
-    "InOutQuad",
-    "InCubic",
-    "OutCubic",
-    "InOutCubic",
-    "InQuart",
-    "OutQuart",
-    "InOutQuart",
-    "InQuint",
-    "OutQuint",
-    "InOutQuint",
-    "InExpo",
-    "OutExpo",
-    "InOutExpo",
-    "InCirc",
-    "OutCirc",
-    "InOutCirc",
-    "InElastic",
-    "OutElastic",
-    "InOutElastic",
-    "InBack",
-    "OutBack",
-    "InOutBack",
-    "InBounce",
-    "OutBounce",
-    "InOutBounce",
-];
 
 impl fmt::Display for Ease {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -15,7 +15,7 @@
 //! random rows): the same operations in the same order, only without branches.
 
 use super::evaluate::{eased_with, progress};
-use crate::ease::{Ease, PARAMETRIC_BASE};
+use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use crate::row::{
     MotionRow, FLAG_ADAPTER_SHIFT, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
 };
@@ -261,39 +261,7 @@ fn ease_homogeneous(key: u32, t: &Timing, n: usize, p: &mut [f32; CHUNK]) {
             }
         };
     }
-    dispatch!(
-        Linear,
-        InSine,
-        OutSine,
-        InOutSine,
-        InQuad,
-        OutQuad,
-        InOutQuad,
-        InCubic,
-        OutCubic,
-        InOutCubic,
-        InQuart,
-        OutQuart,
-        InOutQuart,
-        InQuint,
-        OutQuint,
-        InOutQuint,
-        InExpo,
-        OutExpo,
-        InOutExpo,
-        InCirc,
-        OutCirc,
-        InOutCirc,
-        InElastic,
-        OutElastic,
-        InOutElastic,
-        InBack,
-        OutBack,
-        InOutBack,
-        InBounce,
-        OutBounce,
-        InOutBounce
-    );
+    with_every_ease!(dispatch);
 }
 
 /// Output columns of a range, lane by lane.
