@@ -111,57 +111,46 @@ fn idle(c: &mut Criterion) {
     group.finish();
 }
 
+/// Motions per `create` batch.
+const CREATE_N: usize = 10_000;
+
+/// Times creating `CREATE_N` motions with `run` into a fresh reserved world per batch (the
+/// world is dropped outside the timed section); `configure` sets the motion up.
+fn create_n<M: criterion::measurement::Measurement>(
+    group: &mut criterion::BenchmarkGroup<'_, M>,
+    label: &str,
+    configure: impl Fn(Motion<f32>) -> Motion<f32> + Copy,
+) {
+    group.bench_function(BenchmarkId::new(label, CREATE_N), |b| {
+        b.iter_batched(
+            || {
+                let mut world = MotionWorld::new();
+                world.reserve(CREATE_N);
+                world
+            },
+            |mut world| {
+                for _ in 0..CREATE_N {
+                    let motion = configure(Motion::new(0.0f32, 10.0, 2.0).ease(Ease::OutQuad));
+                    black_box(motion.run(&mut world).expect("valid motion"));
+                }
+                world
+            },
+            BatchSize::PerIteration,
+        );
+    });
+}
+
 fn create(c: &mut Criterion) {
-    const N: usize = 10_000;
     let mut group = c.benchmark_group("create");
     group
-        .throughput(Throughput::Elements(N as u64))
+        .throughput(Throughput::Elements(CREATE_N as u64))
         .sample_size(30)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));
-    group.bench_function(BenchmarkId::new("run-f32-looping", N), |b| {
-        b.iter_batched(
-            || {
-                let mut world = MotionWorld::new();
-                world.reserve(N);
-                world
-            },
-            |mut world| {
-                for _ in 0..N {
-                    black_box(
-                        Motion::new(0.0f32, 10.0, 2.0)
-                            .ease(Ease::OutQuad)
-                            .loops(-1, LoopType::Restart)
-                            .run(&mut world)
-                            .expect("valid motion"),
-                    );
-                }
-                world // dropped outside the timed section
-            },
-            BatchSize::PerIteration,
-        );
+    create_n(&mut group, "run-f32-looping", |m| {
+        m.loops(-1, LoopType::Restart)
     });
-    group.bench_function(BenchmarkId::new("run-f32-finite", N), |b| {
-        b.iter_batched(
-            || {
-                let mut world = MotionWorld::new();
-                world.reserve(N);
-                world
-            },
-            |mut world| {
-                for _ in 0..N {
-                    black_box(
-                        Motion::new(0.0f32, 10.0, 2.0)
-                            .ease(Ease::OutQuad)
-                            .run(&mut world)
-                            .expect("valid motion"),
-                    );
-                }
-                world
-            },
-            BatchSize::PerIteration,
-        );
-    });
+    create_n(&mut group, "run-f32-finite", |m| m);
     group.finish();
 }
 

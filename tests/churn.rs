@@ -13,31 +13,18 @@
 //! 42 s on 2 cores) and prints the peak RSS; `CHURN_OPS=N` changes the count. The binary
 //! holds this one test, so no other test shares the process's memory.
 
+mod common;
+
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use common::Rng;
 use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 /// Most live motions at once.
 const WINDOW: usize = 10_000;
-
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// `VmRSS` and `VmHWM` of this process, bytes (0 where /proc is unavailable).
 fn rss() -> (u64, u64) {
