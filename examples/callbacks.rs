@@ -4,13 +4,12 @@
 //! cargo run --release --example callbacks
 //! ```
 //!
-//! Every step prints what happens. Sequences (LitMotion's `LSequence`) are not in the crate
-//! yet; until they are, step 4 chains motions by hand from `on_complete`.
+//! Every step prints what happens.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
+use wgpu_tween::{Ease, LoopType, Motion, MotionWorld, Sequence};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut world = MotionWorld::new();
@@ -103,9 +102,51 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     world.complete(jump)?;
     println!("   active after complete? {}", world.is_active(jump));
 
-    // 6. `await`: `completion(h)` is a future; any executor can poll it while another
+    // 6. A sequence places motions on one timeline and plays them as one motion, here
+    //    twice, the second time backwards (Yoyo). Its children keep their own binds and
+    //    callbacks; the sequence owns their clocks.
+    println!("\n6. a sequence: fade in, move (with a pulse joined to it), fade out; Yoyo x2");
+    let fade_in = Motion::new(0.0f32, 1.0, 0.5)
+        .immediate_bind(false)
+        .on_complete(|| println!("   fade_in: complete"))
+        .bind(&mut world, |v| println!("   alpha = {v:.2}"))?;
+    let travel = Motion::new(0.0f32, 100.0, 1.0)
+        .ease(Ease::InOutCubic)
+        .immediate_bind(false)
+        .bind(&mut world, |v| println!("   x = {v:.1}"))?;
+    let pulse = Motion::new(1.0f32, 1.5, 0.5)
+        .loops(2, LoopType::Yoyo)
+        .immediate_bind(false)
+        .bind(&mut world, |v| println!("   scale = {v:.2}"))?;
+    let fade_out = Motion::new(1.0f32, 0.0, 0.5)
+        .immediate_bind(false)
+        .bind(&mut world, |v| println!("   alpha = {v:.2}"))?;
+    let show = Sequence::new()
+        .append(fade_in)
+        .append(travel)
+        .join(pulse)
+        .append_interval(0.25)
+        .append(fade_out)
+        .run_with(&mut world, |m| {
+            m.loops(2, LoopType::Yoyo)
+                .on_loop_complete(|n| println!("   sequence: loop {n} done"))
+                .on_complete(|| println!("   sequence: complete"))
+        })?;
+    // Running it bound every child's start-of-sequence value, the not yet started ones
+    // first, so the first child's start value (alpha = 0) is the one that stays.
+    println!("   one loop lasts {} s", world.duration(show)?);
+    println!(
+        "   children refuse direct control: {}",
+        world.cancel(travel).unwrap_err()
+    );
+    for step in 1..=6 {
+        println!("   -- t = {:.2} s", f64::from(step) * 0.75);
+        world.update(0.75)?;
+    }
+
+    // 7. `await`: `completion(h)` is a future; any executor can poll it while another
     //    thread updates the world.
-    println!("\n6. await a completion while another thread updates the world");
+    println!("\n7. await a completion while another thread updates the world");
     let world = Arc::new(Mutex::new(world));
     let (done, cancelled) = {
         let mut w = world.lock().unwrap();
@@ -135,8 +176,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     updater.join().expect("updater thread");
     let mut world = Arc::into_inner(world).unwrap().into_inner().unwrap();
 
-    // 7. The debug view: every live motion, in creation order, as a table.
-    println!("\n7. debug_snapshot");
+    // 8. The debug view: every live motion, in creation order, as a table.
+    println!("\n8. debug_snapshot");
     Motion::new(0.0f32, 1.0, 2.0)
         .debug_name("fade")
         .ease(Ease::InOutSine)

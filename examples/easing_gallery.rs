@@ -1,5 +1,6 @@
 //! One PNG with a small plot per ease: the 31 standard eases, parametric ones
-//! (`ParametricEase` via `Motion::ease_with`), a punch and a shake. In each plot the CPU
+//! (`ParametricEase` via `Motion::ease_with`), animation curves (`Motion::ease_curve`), a
+//! punch and a shake. In each plot the CPU
 //! executor's samples are a blue line and the GPU executor's are red dots (no dots, with a
 //! note, when there is no GPU adapter), so parity is visible at a glance. Each plot carries
 //! its index (top left), listed with the max |CPU − GPU| on stdout.
@@ -15,7 +16,9 @@ use std::sync::{Arc, Mutex};
 
 use image::{Rgba, RgbaImage};
 use wgpu_tween::gpu::GpuContext;
-use wgpu_tween::{Ease, EaseMode, Executor, Motion, MotionWorld, ParametricEase};
+use wgpu_tween::{
+    AnimationCurve, Ease, EaseMode, Executor, Keyframe, Motion, MotionWorld, ParametricEase,
+};
 
 /// Sample points per curve (x = i / (SAMPLES − 1)).
 pub const SAMPLES: usize = 201;
@@ -27,6 +30,8 @@ pub enum Kind {
     Ease(Ease),
     /// A parametric ease, 0 → 1.
     Parametric(ParametricEase),
+    /// Animation curve number `n` of [`curve`], as an ease, 0 → 1.
+    Curve(usize),
     /// `Motion::punch(0, strength, 1)` with frequency and damping ratio.
     Punch(f32, f32, f32),
     /// `Motion::shake(0, strength, 1)` with frequency, damping ratio, seed 7.
@@ -39,6 +44,7 @@ impl Kind {
     pub fn tolerance(self) -> f32 {
         match self {
             Kind::Ease(_) | Kind::Parametric(_) => 1e-5,
+            Kind::Curve(_) => 1e-4, // curves.json's tolerance
             Kind::Punch(s, ..) | Kind::Shake(s, ..) => 1e-4 * s.abs().max(1.0),
         }
     }
@@ -48,6 +54,7 @@ impl Kind {
         match self {
             Kind::Ease(e) => e.to_string(),
             Kind::Parametric(p) => format!("{p:?}"),
+            Kind::Curve(n) => format!("animation curve {n}"),
             Kind::Punch(s, f, d) => format!("punch(strength {s}, frequency {f}, damping {d})"),
             Kind::Shake(s, f, d) => format!("shake(strength {s}, frequency {f}, damping {d})"),
         }
@@ -77,10 +84,33 @@ pub fn kinds() -> Vec<Kind> {
     out.push(Kind::Parametric(ParametricEase::CubicBezier(
         0.68, -0.6, 0.32, 1.6,
     )));
+    out.extend((0..CURVES).map(Kind::Curve));
     out.push(Kind::Punch(1.0, 10.0, 1.0));
     out.push(Kind::Punch(2.0, 4.0, 0.3));
     out.push(Kind::Shake(1.0, 10.0, 1.0));
     out
+}
+
+/// Number of animation curves in the gallery.
+pub const CURVES: usize = 2;
+
+/// Gallery curve `n`: 0 overshoots with steep tangents (cubic Hermite segments), 1 has a
+/// weighted middle key and a step (an infinite tangent) near the end.
+pub fn curve(n: usize) -> AnimationCurve {
+    let keys = match n {
+        0 => vec![
+            Keyframe::with_tangents(0.0, 0.0, 0.0, 4.0),
+            Keyframe::with_tangents(0.6, 1.2, 0.0, 0.0),
+            Keyframe::with_tangents(1.0, 1.0, 0.0, 0.0),
+        ],
+        _ => vec![
+            Keyframe::new(0.0, 0.0),
+            Keyframe::with_tangents(0.5, 0.4, 2.0, 2.0).weights(0.8, 0.1),
+            Keyframe::with_tangents(0.8, 0.7, 0.0, f32::INFINITY),
+            Keyframe::new(1.0, 1.0),
+        ],
+    };
+    AnimationCurve::new(keys).expect("a valid gallery curve")
 }
 
 /// Samples every kind at `SAMPLES` points in one `update(0.0)` of `world`: one frozen
@@ -96,6 +126,7 @@ pub fn sample(world: &mut MotionWorld, kinds: &[Kind]) -> Vec<Vec<f32>> {
             let motion = match kind {
                 Kind::Ease(e) => Motion::new(0.0f32, 1.0, 1.0).ease(e),
                 Kind::Parametric(p) => Motion::new(0.0f32, 1.0, 1.0).ease_with(p),
+                Kind::Curve(n) => Motion::new(0.0f32, 1.0, 1.0).ease_curve(&curve(n)),
                 Kind::Punch(s, f, d) => Motion::punch(0.0f32, s, 1.0).frequency(f).damping_ratio(d),
                 Kind::Shake(s, f, d) => Motion::shake(0.0f32, s, 1.0)
                     .frequency(f)

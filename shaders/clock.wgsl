@@ -183,7 +183,12 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     let e = ease(row.flags & 0xffu, x);
     var eased = e;
     eased = select(eased, 1.0 - e, loop_type == LOOP_FLIP && odd);
-    eased = select(eased, k + e, loop_type == LOOP_INCREMENTAL);
+    // Animation curves (shaders/curve.wgsl) supply E(1), read only by Incremental curve rows.
+    var end = 1.0;
+    if loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
+        end = ease(ID_CURVE, 1.0);
+    }
+    eased = select(eased, end * k + e, loop_type == LOOP_INCREMENTAL);
 
     var status = STATUS_PLAYING;
     status = select(status, STATUS_DELAYED, delayed || t < 0.0);

@@ -70,6 +70,41 @@ fn noise_clock(row: MotionRow, kind: u32) -> u32 {
     return bitcast<u32>(select(t, row.base_hi, row.speed == 0.0));
 }
 
+// Sequences nest at most this deep (`MAX_SEQUENCE_DEPTH` in src/sequence.rs).
+const MAX_SEQUENCE_DEPTH: u32 = 8u;
+
+// The clock of a sequence's child row i: its parent's value minus its position, from the
+// root sequence down (`clock_at` in src/world/sequence.rs). A parent's value is its eased
+// progress lerped over lane 0, (0, D).
+fn child_clock(i: u32) -> vec2<f32> {
+    var chain: array<u32, MAX_SEQUENCE_DEPTH>;
+    var depth = 0u;
+    var r = i;
+    loop {
+        let flags = rows[r].flags;
+        if (flags & FLAG_CHILD) == 0u || depth == MAX_SEQUENCE_DEPTH {
+            break;
+        }
+        chain[depth] = r;
+        depth += 1u;
+        r = bitcast<u32>(rows[r].base_lo);
+    }
+    let root = rows[r];
+    var clock = motion_clock(root, world_time((root.flags >> FLAG_TIME_KIND_SHIFT) & 3u));
+    for (var d = depth; d > 0u; d--) {
+        let parent = rows[r];
+        if (parent.flags & 0xe0u) != 0u {
+            ease_params = params[r];
+        }
+        let p = progress(parent, clock).eased;
+        let range = lanes[r];
+        let value = range.x + (range.y - range.x) * p;
+        r = chain[d - 1u];
+        clock = two_sum(value, -rows[r].base_hi);
+    }
+    return clock;
+}
+
 @compute @workgroup_size(256)
 fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Dispatches over 65 535 workgroups fold into y.
@@ -79,13 +114,19 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     opaque_zero = frame.opaque_zero;
     let row = rows[i];
+    let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
+    var clock: vec2<f32>;
+    if (row.flags & FLAG_CHILD) != 0u {
+        clock = child_clock(i);
+    } else {
+        clock = motion_clock(row, world_time(kind));
+    }
     // Parameter lanes only for the rows that have them (parametric ease id >= 32), so plain
     // rows read nothing more.
     if (row.flags & 0xe0u) != 0u {
         ease_params = params[i];
     }
-    let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
-    let p = progress(row, motion_clock(row, world_time(kind))).eased;
+    let p = progress(row, clock).eased;
     let lane_count = ((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u;
     let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 15u;
     if adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP {

@@ -13,7 +13,7 @@ struct MotionRow {
     // -1 = infinite, never 0.
     loops: i32,
     // ease 0..8, loop type 8..10, every-loop delay bit 10, time kind 11..13,
-    // lane count - 1 at 13..16, adapter 16..20.
+    // lane count - 1 at 13..16, adapter 16..20, rounding 20..23, child of a sequence 23.
     flags: u32,
     params: u32,
 }
@@ -39,6 +39,8 @@ const FLAG_EVERY_LOOP_DELAY: u32 = 1024u;
 const FLAG_TIME_KIND_SHIFT: u32 = 11u;
 const FLAG_LANES_SHIFT: u32 = 13u;
 const FLAG_ADAPTER_SHIFT: u32 = 16u;
+// A sequence's child: base_hi holds its position, base_lo its parent's row index (bits).
+const FLAG_CHILD: u32 = 8388608u; // 1 << 23
 
 // Adapter kinds (`AdapterKind` in src/value.rs).
 const ADAPTER_LERP: u32 = 0u;

@@ -2,6 +2,7 @@
 
 use bytemuck::Zeroable;
 
+use crate::curve::{AnimationCurve, ID_CURVE};
 use crate::ease::{Ease, ParametricEase};
 use crate::error::BuildError;
 use crate::gpu::GpuTarget;
@@ -36,6 +37,7 @@ pub struct Motion<T: Animatable> {
     duration: f32,
     ease: Ease,
     parametric: Option<ParametricEase>,
+    curve: Option<AnimationCurve>,
     delay: f32,
     delay_type: DelayType,
     skip_values_during_delay: bool,
@@ -73,6 +75,9 @@ pub(crate) struct BuiltMotion {
     pub pairs: [[f32; 2]; 4],
     /// The parameter lanes (parametric ease settings).
     pub params: [f32; 4],
+    /// An animation curve ease: the world copies its keys into its key table when the
+    /// motion is inserted, and writes the key range into `params`.
+    pub curve: Option<AnimationCurve>,
     /// A shake without an explicit seed: the world gives it one from its sequence number.
     pub auto_seed: bool,
     pub options: MotionOptions,
@@ -93,6 +98,7 @@ impl<T: Animatable> Motion<T> {
             duration,
             ease: Ease::Linear,
             parametric: None,
+            curve: None,
             delay: 0.0,
             delay_type: DelayType::FirstLoop,
             // Without a delay nothing is skipped (SEMANTICS.md §6): a negative clock is
@@ -122,6 +128,7 @@ impl<T: Animatable> Motion<T> {
     pub fn ease(mut self, ease: Ease) -> Self {
         self.ease = ease;
         self.parametric = None;
+        self.curve = None;
         self
     }
 
@@ -141,6 +148,29 @@ impl<T: Animatable> Motion<T> {
     /// ```
     pub fn ease_with(mut self, ease: ParametricEase) -> Self {
         self.parametric = Some(ease);
+        self.curve = None;
+        self
+    }
+
+    /// An animation curve as the ease (replaces [`ease`](Self::ease) and
+    /// [`ease_with`](Self::ease_with)): eased progress is the curve's value at the linear
+    /// progress, so a curve from `(0, 0)` to `(1, 1)` plays `from` to `to` (SEMANTICS.md §4).
+    /// The curve is shared, not copied, until the motion is added to a world, which keeps
+    /// the keys in its key table until the motion ends.
+    ///
+    /// ```
+    /// use wgpu_tween::{AnimationCurve, Keyframe, Motion, MotionWorld};
+    ///
+    /// let curve = AnimationCurve::new([Keyframe::new(0.0, 0.0), Keyframe::new(1.0, 1.0)])?;
+    /// let mut world = MotionWorld::new();
+    /// let h = Motion::new(0.0f32, 1.0, 1.0).ease_curve(&curve).run(&mut world)?;
+    /// world.update(0.5)?;
+    /// assert_eq!(world.value::<f32>(h)?, 0.5); // smoothstep(0.5)
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn ease_curve(mut self, curve: &AnimationCurve) -> Self {
+        self.curve = Some(curve.clone());
+        self.parametric = None;
         self
     }
 
@@ -293,6 +323,11 @@ impl<T: Animatable> Motion<T> {
         Ok(commands.spawn(built))
     }
 
+    /// Validates the motion of a [`Sequence`](crate::Sequence) (which has no bind).
+    pub(crate) fn build_sequence(self) -> Result<BuiltMotion, BuildError> {
+        self.build(None)
+    }
+
     fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
         let mut from = self.from.to_lanes();
         let mut to = self.to.to_lanes();
@@ -331,6 +366,12 @@ impl<T: Animatable> Motion<T> {
             None => (0, [0.0; 4]),
             Some(ease) => ease.encode().ok_or(BuildError::InvalidEase(ease))?,
         };
+        // A curve's key range is written into the parameter lanes on insertion.
+        let ease_id = if self.curve.is_some() {
+            ID_CURVE
+        } else {
+            ease_id
+        };
         let vibrates = matches!(self.adapter, AdapterKind::Punch | AdapterKind::Shake);
         if vibrates
             && !(self.frequency.is_finite()
@@ -364,7 +405,7 @@ impl<T: Animatable> Motion<T> {
             delay: self.delay,
             loops: self.loops,
             flags: pack_flags(
-                if self.parametric.is_some() {
+                if self.parametric.is_some() || self.curve.is_some() {
                     Ease::Linear
                 } else {
                     self.ease
@@ -411,6 +452,7 @@ impl<T: Animatable> Motion<T> {
             row,
             pairs,
             params,
+            curve: self.curve,
             auto_seed: self.adapter == AdapterKind::Shake && self.seed.is_none(),
             options: MotionOptions {
                 preserve: self.preserve,
@@ -536,6 +578,7 @@ impl<T: Animatable + std::fmt::Debug> std::fmt::Debug for Motion<T> {
             .field("loop_type", &self.loop_type)
             .field("playback_speed", &self.speed)
             .field("parametric_ease", &self.parametric)
+            .field("curve", &self.curve)
             .field("adapter", &self.adapter)
             .field("debug_name", &self.debug_name)
             .finish_non_exhaustive()

@@ -37,6 +37,26 @@ pub enum BuildError {
     /// `Steps(0)`, a non-positive Elastic period, Bézier x outside `[0, 1]`).
     #[error("invalid parametric ease {0:?}")]
     InvalidEase(crate::ParametricEase),
+    /// An [`AnimationCurve`](crate::AnimationCurve) with no keys.
+    #[error("an animation curve needs at least one key")]
+    EmptyCurve,
+    /// An [`AnimationCurve`](crate::AnimationCurve) with more than
+    /// [`MAX_CURVE_KEYS`](crate::curve::MAX_CURVE_KEYS) keys.
+    #[error("an animation curve has at most 2^24 keys, got {0}")]
+    CurveTooLong(usize),
+    /// A curve key with a NaN or infinite time or value, a time, value or finite tangent
+    /// beyond ±[`MAX_CURVE_MAGNITUDE`](crate::curve::MAX_CURVE_MAGNITUDE), or a used weight
+    /// outside `[0, 1]`.
+    #[error("curve key {index} has an invalid {what}: {value}")]
+    InvalidCurveKey {
+        /// The key's index (before sorting).
+        index: usize,
+        /// `"time"`, `"value"`, `"in_tangent"`, `"out_tangent"`, `"in_weight"` or
+        /// `"out_weight"`.
+        what: &'static str,
+        /// The offending value.
+        value: f32,
+    },
     /// A punch or shake with a negative or non-finite frequency or damping ratio.
     #[error("vibration needs a finite frequency and damping ratio >= 0, got {frequency} and {damping_ratio}")]
     InvalidVibration {
@@ -67,6 +87,50 @@ pub enum BuildError {
     /// example, a buffer of another device, or a destroyed one).
     #[error("GPU target buffer cannot be bound: {0}")]
     TargetRejected(String),
+    /// A motion cannot join a [`Sequence`](crate::Sequence): see
+    /// [`SequenceChildError`] for why.
+    #[error("motion {handle:?} cannot be added to a sequence: {reason}")]
+    InvalidSequenceChild {
+        /// The motion that was offered.
+        handle: MotionHandle,
+        /// Why it was refused.
+        reason: SequenceChildError,
+    },
+    /// A sequence position or interval is negative, NaN or infinite.
+    #[error("sequence {what} must be finite and >= 0, got {value}")]
+    InvalidSequenceTime {
+        /// `"position"` or `"interval"`.
+        what: &'static str,
+        /// The offending value.
+        value: f32,
+    },
+}
+
+/// Why a motion cannot join a [`Sequence`](crate::Sequence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SequenceChildError {
+    /// The handle names no live motion of this world (finished, cancelled, never issued,
+    /// or issued by another world).
+    #[error("it does not exist in this world")]
+    NotLive,
+    /// The motion has been updated (or re-timed) since it was created: a sequence takes
+    /// only fresh motions, whose clocks it can own from the start.
+    #[error("it has already been updated")]
+    AlreadyStarted,
+    /// The motion loops forever, so nothing could come after it.
+    #[error("it loops forever")]
+    InfiniteLoops,
+    /// The motion is already in a sequence (this one or another).
+    #[error("it is already in a sequence")]
+    AlreadyInSequence,
+    /// The motion's playback speed is not 1: a child's clock is its sequence's (set the
+    /// speed on the sequence instead).
+    #[error("its playback speed is not 1")]
+    PlaybackSpeed,
+    /// Nesting sequences more than [`MAX_SEQUENCE_DEPTH`](crate::MAX_SEQUENCE_DEPTH) deep.
+    #[error("sequences nest too deep")]
+    TooDeep,
 }
 
 /// Why an operation on a motion handle failed. The `try_*` variants of the operations return
@@ -97,6 +161,10 @@ pub enum MotionError {
         /// The offending value.
         value: f64,
     },
+    /// `complete`, `cancel`, `set_time` or `set_playback_speed` on a motion in a sequence:
+    /// its sequence owns its clock (control the sequence instead).
+    #[error("motion {0:?} is in a sequence; control the sequence instead")]
+    InSequence(MotionHandle),
     /// `value::<T>` asked for a type whose lane layout differs from the motion's.
     #[error("motion {0:?} does not animate the requested value type")]
     TypeMismatch(MotionHandle),

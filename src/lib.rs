@@ -34,7 +34,8 @@
 //! - [`Motion`]: the builder; [`MotionWorld`]: clocks, slots, callbacks, updates;
 //!   [`MotionHandle`]: generational handles; [`MotionCommands`]: changes from callbacks.
 //! - [`Ease`]: the 31 easing functions; [`ParametricEase`] (Back, Elastic, Steps, CSS
-//!   cubic-bezier) via [`Motion::ease_with`].
+//!   cubic-bezier) via [`Motion::ease_with`]; [`AnimationCurve`] (keyframes, Unity
+//!   semantics) via [`Motion::ease_curve`].
 //! - [`Animatable`]: how values map to lanes. Built in: `f32`, `f64`, `i32`/`i64` (with a
 //!   [`RoundingMode`]), glam `Vec2`/`Vec3`/`Vec4`/`Quat` (slerp, or [`Motion::nlerp`]),
 //!   [`Color`], `[f32; N]`; [`Motion::punch`] and [`Motion::shake`] for `f32`, `Vec2`, `Vec3`;
@@ -43,6 +44,8 @@
 //! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's),
 //!   [`GpuTarget`](gpu::GpuTarget) (values written into a user buffer), readback modes;
 //!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`].
+//! - [`Sequence`]: motions placed on one timeline (append, join, insert, intervals, nesting),
+//!   run as one motion with its own ease, loops and callbacks.
 //! - [`MotionWorld::completion`]: a future per motion; [`MotionWorld::debug_snapshot`]: a
 //!   table of the live motions.
 
@@ -51,21 +54,25 @@
 pub mod baseline;
 mod builder;
 pub mod cpu;
+pub mod curve;
 mod ease;
 mod error;
 pub mod gpu;
 mod handle;
 mod row;
+mod sequence;
 mod settings;
 mod text;
 mod value;
 mod world;
 
 pub use builder::Motion;
+pub use curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
 pub use ease::{Ease, EaseMode, ParametricEase, UnknownEase};
-pub use error::{BuildError, MotionError, UpdateError};
+pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use handle::MotionHandle;
 pub use row::MotionRow;
+pub use sequence::{Sequence, MAX_SEQUENCE_DEPTH};
 pub use settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use text::{ScrambleMode, TextReveal};
 pub use value::{

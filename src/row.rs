@@ -49,6 +49,10 @@ pub(crate) const FLAG_ADAPTER_SHIFT: u32 = 16;
 /// `flags` bits 20..23: the [`RoundingMode`](crate::value::RoundingMode) of an integer
 /// motion (read when converting lanes back to the integer; the executors ignore it).
 pub(crate) const FLAG_ROUNDING_SHIFT: u32 = 20;
+/// `flags` bit 23: the row is a child of a sequence. Its clock comes from its parent's value
+/// (`T = v_parent − position`), so the fields that hold a clock base hold the link instead:
+/// `base_hi` is the position in the parent and `base_lo` the parent's row index (as bits).
+pub(crate) const FLAG_CHILD: u32 = 1 << 23;
 
 impl MotionRow {
     /// The motion clock at world time `w` (of the motion's time kind):
@@ -139,6 +143,20 @@ impl MotionRow {
     #[must_use]
     pub(crate) fn rounding(&self) -> crate::value::RoundingMode {
         crate::value::RoundingMode::from_bits((self.flags >> FLAG_ROUNDING_SHIFT) & 7)
+    }
+
+    /// Whether the row is a child of a sequence (see [`FLAG_CHILD`]).
+    #[inline]
+    #[must_use]
+    pub(crate) fn is_child(&self) -> bool {
+        self.flags & FLAG_CHILD != 0
+    }
+
+    /// A child row's parent row index.
+    #[inline]
+    #[must_use]
+    pub(crate) fn parent_row(&self) -> u32 {
+        self.base_lo.to_bits()
     }
 
     /// Lanes in use, 1..=4.

@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
+use wgpu_tween::{Ease, LoopType, Motion, MotionWorld, Sequence};
 
 struct Counting;
 
@@ -52,6 +52,8 @@ struct Sinks {
     values: Vec<AtomicU32>,
     loops: AtomicU64,
     completes: AtomicU64,
+    /// Binds of sequence children.
+    sequenced: AtomicU64,
 }
 
 /// Builds `n` motions of four kinds:
@@ -64,6 +66,7 @@ fn populate(world: &mut MotionWorld, n: usize) -> Arc<Sinks> {
         values: (0..n).map(|_| AtomicU32::new(0)).collect(),
         loops: AtomicU64::new(0),
         completes: AtomicU64::new(0),
+        sequenced: AtomicU64::new(0),
     });
     world.reserve(n);
     for i in 0..n {
@@ -102,6 +105,23 @@ fn populate(world: &mut MotionWorld, n: usize) -> Arc<Sinks> {
         }
         .expect("valid motion");
     }
+    // Plus one looping sequence of two bound children per 100 motions (driven every update).
+    for _ in 0..n / 100 {
+        let mut child = |from: f32| {
+            let sinks = Arc::clone(&sinks);
+            Motion::new(from, from + 1.0, 0.3)
+                .bind(world, move |_: f32| {
+                    sinks.sequenced.fetch_add(1, Ordering::Relaxed);
+                })
+                .expect("valid motion")
+        };
+        let (a, b) = (child(0.0), child(1.0));
+        Sequence::new()
+            .append(a)
+            .append(b)
+            .run_with(world, |m| m.loops(-1, LoopType::Yoyo))
+            .expect("valid sequence");
+    }
     sinks
 }
 
@@ -117,6 +137,7 @@ fn measure(world: &mut MotionWorld, sinks: &Sinks, updates: usize) -> (usize, us
         world.update(1.0 / 60.0).unwrap();
     }
     let loops_before = sinks.loops.load(Ordering::Relaxed);
+    let sequenced_before = sinks.sequenced.load(Ordering::Relaxed);
     let probe = sinks.values[1].load(Ordering::Relaxed);
 
     ALLOCATIONS.store(0, Ordering::SeqCst);
@@ -143,6 +164,7 @@ fn measure(world: &mut MotionWorld, sinks: &Sinks, updates: usize) -> (usize, us
         probe,
         "binds did not run"
     );
+    assert!(sinks.sequenced.load(Ordering::Relaxed) > sequenced_before);
     assert_eq!(sinks.completes.load(Ordering::Relaxed), 0);
     counted
 }
@@ -187,7 +209,7 @@ fn steady_state_updates_do_not_allocate() {
         let mut world = MotionWorld::new();
         let sinks = populate(&mut world, n);
         let (allocations, bytes) = measure(&mut world, &sinks, 1_000);
-        assert_eq!(world.len(), n);
+        assert_eq!(world.len(), n + 3 * (n / 100));
         assert_eq!(
             allocations, 0,
             "{allocations} allocations ({bytes} bytes) in 1,000 updates of {n} motions"
@@ -203,7 +225,7 @@ fn steady_state_updates_do_not_allocate() {
         assert_eq!(world.cpu_threads(), threads);
         let sinks = populate(&mut world, n);
         let (allocations, bytes) = measure(&mut world, &sinks, 100);
-        assert_eq!(world.len(), n);
+        assert_eq!(world.len(), n + 3 * (n / 100));
         assert_eq!(
             allocations, 0,
             "{allocations} allocations ({bytes} bytes) in 100 updates of {n} motions \

@@ -1,12 +1,15 @@
-//! Runs the shared conformance vectors (`eases.json`, `motions.json`, `punch.json`) on every
-//! executor and prints one line per failing case with its first differing frame.
+//! Runs the shared conformance vectors (`eases.json`, `curves.json`, `motions.json`,
+//! `punch.json`) on every executor and prints one line per failing case with its first
+//! differing frame.
 
 mod common;
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use wgpu_tween::{DelayType, Ease, LoopType, Motion, MotionStatus};
+use wgpu_tween::{
+    AnimationCurve, DelayType, Ease, Keyframe, LoopType, Motion, MotionStatus, WeightedMode,
+};
 
 fn f(v: &Value) -> f64 {
     v.as_f64()
@@ -84,6 +87,102 @@ fn eases_match_vectors() {
         println!("FAIL {line}");
     }
     assert!(failures.is_empty(), "{} ease cases failed", failures.len());
+}
+
+/// A `curves.json` case's curve (default wrap modes).
+fn curve_of(case: &Value) -> AnimationCurve {
+    let keys: Vec<Keyframe> = case["keys"]
+        .as_array()
+        .expect("keys")
+        .iter()
+        .map(|k| {
+            let num = |name: &str| f(&k[name]) as f32;
+            let mut key = Keyframe::with_tangents(
+                num("time"),
+                num("value"),
+                num("in_tangent"),
+                num("out_tangent"),
+            );
+            let mode = match k.get("weighted_mode").and_then(Value::as_str) {
+                None | Some("None") => WeightedMode::None,
+                Some("In") => WeightedMode::In,
+                Some("Out") => WeightedMode::Out,
+                Some("Both") => WeightedMode::Both,
+                Some(other) => panic!("unknown weighted mode {other}"),
+            };
+            if mode != WeightedMode::None {
+                key = key
+                    .weights(num("in_weight"), num("out_weight"))
+                    .weighted_mode(mode);
+            }
+            key
+        })
+        .collect();
+    AnimationCurve::new(keys).unwrap_or_else(|e| panic!("{}: {e}", case["name"]))
+}
+
+/// `curves.json`: each curve as the ease of a motion 0 → 1; one frozen motion per sample
+/// (clock set to x), evaluated by one update of each executor. Tolerance 1e-4.
+#[test]
+fn curves_match_vectors() {
+    let data = common::load("curves.json");
+    let cases = data["cases"].as_array().expect("cases");
+    assert!(!cases.is_empty(), "no curve cases");
+    let mut failures = Vec::new();
+    // The curves themselves.
+    for case in cases {
+        let name = case["name"].as_str().expect("name");
+        let curve = curve_of(case);
+        for sample in case["samples"].as_array().expect("samples") {
+            let (x, y) = (f(&sample[0]), f(&sample[1]));
+            let got = curve.evaluate(x as f32);
+            if (f64::from(got) - y).abs() > 1e-4 || got.is_nan() {
+                failures.push(format!(
+                    "[AnimationCurve::evaluate] {name}: at x = {x} expected {y}, got {got}"
+                ));
+                break;
+            }
+        }
+    }
+    // And through every executor.
+    for exec in common::executors() {
+        let mut world = exec.world();
+        let mut probes = Vec::new();
+        for case in cases {
+            let name = case["name"].as_str().expect("name").to_owned();
+            let curve = curve_of(case);
+            for sample in case["samples"].as_array().expect("samples") {
+                let (x, y) = (f(&sample[0]), f(&sample[1]));
+                let seen = Arc::new(Mutex::new(f32::NAN));
+                let sink = Arc::clone(&seen);
+                let h = Motion::new(0.0f32, 1.0, 1.0)
+                    .ease_curve(&curve)
+                    .playback_speed(0.0)
+                    .immediate_bind(false)
+                    .bind(&mut world, move |v| *sink.lock().unwrap() = v)
+                    .expect("motion");
+                world.set_time(h, x).expect("set_time");
+                probes.push((name.clone(), x, y, seen));
+            }
+        }
+        world.update(0.0).expect("update");
+        for (name, x, y, seen) in probes {
+            let got = *seen.lock().unwrap();
+            let error = (f64::from(got) - y).abs();
+            if (error.is_nan() || error > 1e-4)
+                && !failures.iter().any(|f: &String| f.contains(&name))
+            {
+                failures.push(format!(
+                    "[{}] {name}: at x = {x} expected {y}, got {got}",
+                    exec.name()
+                ));
+            }
+        }
+    }
+    for line in &failures {
+        println!("FAIL {line}");
+    }
+    assert!(failures.is_empty(), "{} curve cases failed", failures.len());
 }
 
 /// `punch.json`: one frozen punch per sample (start → strength over 1 s, linear, clock set

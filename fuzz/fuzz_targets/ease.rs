@@ -1,6 +1,6 @@
-//! Ease and progress evaluation on arbitrary numbers and rows (see `src/interp.rs`): never a
-//! panic; finite eases on `[0, 1]`; finite progress for rows the builder could make.
-//! (Animation curves do not exist yet; when they land, their evaluation joins this target.)
+//! Ease, animation-curve and progress evaluation on arbitrary numbers, keys and rows (see
+//! `src/interp.rs`): never a panic; finite eases on `[0, 1]`; finite curves that build;
+//! finite progress for rows the builder could make.
 
 #![no_main]
 

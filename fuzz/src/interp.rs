@@ -4,9 +4,10 @@
 //! - [`run_ops`]: builder settings and world/handle operations driven by bytes. Errors are
 //!   fine; a panic (other than the callbacks' own, deliberate ones, which the world must
 //!   catch) or a broken invariant is a finding.
-//! - [`run_ease`]: eases on arbitrary `f32` (NaN and infinities included) and the progress of
-//!   arbitrary motion rows. Never panics; for finite `x` in `[0, 1]` an ease is finite, and
-//!   a row the builder could have made gives finite progress at any finite clock.
+//! - [`run_ease`]: eases on arbitrary `f32` (NaN and infinities included), animation curves
+//!   from arbitrary keys, and the progress of arbitrary motion rows. Never panics; for
+//!   finite `x` in `[0, 1]` an ease is finite, a curve that builds is finite at any finite
+//!   `x`, and a row the builder could have made gives finite progress at any finite clock.
 //!
 //! Encoding: every read past the end yields zeros, so any byte string is a program. Numbers
 //! come through a tag byte that picks raw bits or an interesting value (NaN, ±∞, 0, -0,
@@ -18,8 +19,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use glam::{Vec2, Vec3, Vec4};
 use wgpu_tween::cpu::progress;
 use wgpu_tween::{
-    Animatable, DelayType, Ease, LoopType, Motion, MotionCommands, MotionHandle, MotionRow,
-    MotionStatus, MotionWorld, TimeDeltas, TimeKind,
+    Animatable, AnimationCurve, DelayType, Ease, Keyframe, LoopType, Motion, MotionCommands,
+    MotionHandle, MotionRow, MotionStatus, MotionWorld, Sequence, TimeDeltas, TimeKind,
+    WeightedMode, WrapMode,
 };
 
 /// Deliberate callback panics carry this text (a fuzz target's panic hook lets them unwind
@@ -414,7 +416,7 @@ pub fn run_ops(data: &[u8]) -> Report {
                 report.op_errors += 1;
             }
         };
-        match op % 20 {
+        match op % 21 {
             0..=2 => {
                 let (from, to) = (b.f32(), b.f32());
                 create(&mut b, &mut world, &shared, from, to, &mut report);
@@ -532,6 +534,26 @@ pub fn run_ops(data: &[u8]) -> Report {
                 report.caught_panics += world.take_callback_errors().len();
                 let _ = world.dropped_callback_errors();
             }
+            20 => {
+                // A sequence of up to four picked motions (most refused: stale, started,
+                // infinite, already in one), placed every way, maybe looping.
+                let mut sequence = Sequence::new();
+                for _ in 0..(b.u8() % 5) {
+                    let h = pick(&mut b, &shared);
+                    sequence = match b.u8() % 4 {
+                        0 => sequence.append(h),
+                        1 => sequence.join(h),
+                        2 => sequence.insert(b.f32(), h),
+                        _ => sequence.append_interval(b.f32()),
+                    };
+                }
+                let (loops, loop_type, ease) = (i32::from(b.u8() % 4) - 1, b.loop_type(), b.ease());
+                let built = sequence.run_with(&mut world, |m| m.loops(loops, loop_type).ease(ease));
+                match built {
+                    Ok(h) => shared.handles().push(h),
+                    Err(_) => report.build_errors += 1,
+                }
+            }
             _ => {
                 // A burst of small updates.
                 for _ in 0..(b.u8() % 16) {
@@ -567,13 +589,51 @@ fn plausible(row: &MotionRow) -> bool {
         && row.base_lo.is_finite()
 }
 
-/// Eases and progress on arbitrary input.
+/// An animation curve from arbitrary keys and wrap modes: building it is an error or a
+/// curve that is finite at every finite `x` (and never panics).
+fn curve_checks(b: &mut Bytes<'_>) {
+    let n = usize::from(b.u8() % 6);
+    let modes = [
+        WeightedMode::None,
+        WeightedMode::In,
+        WeightedMode::Out,
+        WeightedMode::Both,
+    ];
+    let keys: Vec<Keyframe> = (0..n)
+        .map(|_| {
+            Keyframe::with_tangents(b.f32(), b.f32(), b.f32(), b.f32())
+                .weights(b.f32(), b.f32())
+                .weighted_mode(modes[usize::from(b.u8() % 4)])
+        })
+        .collect();
+    let wraps = [WrapMode::Clamp, WrapMode::Loop, WrapMode::PingPong];
+    let (pre, post) = (
+        wraps[usize::from(b.u8() % 3)],
+        wraps[usize::from(b.u8() % 3)],
+    );
+    let Ok(curve) = AnimationCurve::new(keys) else {
+        return;
+    };
+    let curve = curve.pre_wrap(pre).post_wrap(post);
+    for _ in 0..4 {
+        let x = b.f32();
+        let y = curve.evaluate(x);
+        if x.is_finite() {
+            assert!(y.is_finite(), "{curve:?} at {x}: {y}");
+        }
+    }
+}
+
+/// Eases, curves and progress on arbitrary input.
 pub fn run_ease(data: &[u8]) -> usize {
     let mut b = Bytes::new(data);
     let mut checks = 0;
     while !b.done() && checks < 4096 {
         checks += 1;
-        if b.u8().is_multiple_of(2) {
+        let op = b.u8();
+        if op % 4 == 3 {
+            curve_checks(&mut b);
+        } else if op.is_multiple_of(2) {
             let ease = b.ease();
             let x = b.f32();
             let y = ease.evaluate(x);

@@ -269,12 +269,18 @@ pub(crate) struct Columns<'a> {
     /// Four value lanes, then the parameter lanes as two sections of pairs.
     pub lanes: [&'a [[f32; 2]]; 6],
     pub outputs: [&'a mut [f32]; 4],
+    /// The world's curve key table (read by curve rows only).
+    pub keys: &'a [crate::curve::GpuKey],
 }
 
 /// Evaluates `rows` (with their lane pairs and output columns, all of the same length) at
 /// world clocks `now`.
 pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3]) {
-    let Columns { lanes, outputs } = columns;
+    let Columns {
+        lanes,
+        outputs,
+        keys,
+    } = columns;
     let [out0, out1, out2, out3] = outputs;
     let mut timing_buf = Timing {
         time: [0.0; CHUNK],
@@ -313,7 +319,7 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
                 let ([p0, p1], [p2, p3]) = (lanes[4][r], lanes[5][r]);
                 let kind = row.time_kind() as usize;
                 let at = progress(row, row.clock(now[kind]));
-                p[i] = eased_with(row, &at, [p0, p1, p2, p3]);
+                p[i] = eased_with(row, &at, [p0, p1, p2, p3], keys);
             }
         }
 
@@ -412,9 +418,32 @@ mod tests {
             ),
             ..MotionRow::zeroed()
         };
+        if rng.next().is_multiple_of(8) {
+            // An animation curve row (its key range comes from `curve_params`).
+            row.flags = (row.flags & !0xff) | crate::curve::ID_CURVE;
+        }
         let kind = row.time_kind() as usize;
         row.anchor(now[kind] - rng.unit() * 20.0, rng.unit() * 30.0 - 5.0);
         row
+    }
+
+    /// A key table of three curves, and the parameter lanes of curve row `i`.
+    fn curve_table() -> (crate::curve::CurvePool, Vec<[f32; 4]>) {
+        use crate::curve::{AnimationCurve, Keyframe, WrapMode};
+        let mut pool = crate::curve::CurvePool::default();
+        let curves = [
+            AnimationCurve::ease_in_out(),
+            AnimationCurve::new([
+                Keyframe::with_tangents(0.1, 0.2, 0.0, 3.0),
+                Keyframe::new(0.4, 1.3).weights(0.7, 0.1),
+                Keyframe::with_tangents(0.8, 0.9, f32::INFINITY, -1.0),
+            ])
+            .unwrap()
+            .wrap(WrapMode::PingPong),
+            AnimationCurve::new([Keyframe::new(0.5, 0.25)]).unwrap(),
+        ];
+        let params = curves.iter().map(|c| pool.insert(c)).collect();
+        (pool, params)
     }
 
     #[test]
@@ -450,11 +479,26 @@ mod tests {
             }
             pairs
         };
+        let (pool, curve_params) = curve_table();
+        let params_of = |i: usize, row: &MotionRow| -> [f32; 4] {
+            if row.ease_bits() == crate::curve::ID_CURVE {
+                curve_params[i % curve_params.len()]
+            } else {
+                [0.0; 4]
+            }
+        };
         let columns: Vec<Vec<[f32; 2]>> = (0..6)
             .map(|k| {
                 rows.iter()
                     .enumerate()
-                    .map(|(i, row)| if k < 4 { pairs_of(i, row)[k] } else { [0.0; 2] })
+                    .map(|(i, row)| {
+                        let p = params_of(i, row);
+                        match k {
+                            0..4 => pairs_of(i, row)[k],
+                            4 => [p[0], p[1]],
+                            _ => [p[2], p[3]],
+                        }
+                    })
                     .collect()
             })
             .collect();
@@ -474,12 +518,14 @@ mod tests {
                     &columns[5],
                 ],
                 outputs: [o0, o1, o2, o3],
+                keys: pool.keys(),
             },
             &now,
         );
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;
-            let p = progress(row, row.clock(now[kind])).eased;
+            let at = progress(row, row.clock(now[kind]));
+            let p = eased_with(row, &at, params_of(i, row), pool.keys());
             let want = crate::value::row_value(row, pairs_of(i, row), p, now[kind]);
             // Every lane: the unused ones must read 0.
             for (lane, out) in outs.iter().enumerate() {

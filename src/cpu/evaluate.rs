@@ -2,6 +2,7 @@
 //! eased progress. Both the CPU executor's hot loop and the world's O(1) queries call this,
 //! so they cannot disagree; the GPU pass ports it to WGSL.
 
+use crate::curve::{curve_ease, GpuKey, ID_CURVE};
 use crate::ease::{parametric, PARAMETRIC_BASE};
 use crate::row::MotionRow;
 use crate::settings::{DelayType, LoopType, MotionStatus};
@@ -74,28 +75,39 @@ fn loop_eased(
 }
 
 /// The eased progress of `p` (an evaluation of `row`) with the row's parameter lanes
-/// `params`: `p.eased` for the standard eases; parametric eases (whose parameters
-/// [`progress`] does not see) are evaluated here.
+/// `params` and the world's curve key table `keys`: `p.eased` for the standard eases;
+/// parametric eases and animation curves (whose parameters [`progress`] does not see) are
+/// evaluated here.
 #[inline]
 #[must_use]
-pub(crate) fn eased_with(row: &MotionRow, p: &Progress, params: [f32; 4]) -> f32 {
+pub(crate) fn eased_with(row: &MotionRow, p: &Progress, params: [f32; 4], keys: &[GpuKey]) -> f32 {
     let id = row.ease_bits();
     if id < PARAMETRIC_BASE {
         p.eased
     } else {
         loop_eased(row.loop_type(), p.linear, p.completed_loops, |x| {
-            parametric(id, params, x)
+            parametric_or_curve(id, params, keys, x)
         })
     }
 }
 
-/// The row's ease (with its parameter lanes `params`) at `x`.
+/// The row's ease (with its parameter lanes `params`, curve keys in `keys`) at `x`.
 #[inline]
 #[must_use]
-pub(crate) fn ease_at(row: &MotionRow, params: [f32; 4], x: f32) -> f32 {
+pub(crate) fn ease_at(row: &MotionRow, params: [f32; 4], keys: &[GpuKey], x: f32) -> f32 {
     let id = row.ease_bits();
     if id < PARAMETRIC_BASE {
         row.ease().evaluate(x)
+    } else {
+        parametric_or_curve(id, params, keys, x)
+    }
+}
+
+/// A parametric ease or an animation curve (id ≥ 32) at `x`.
+#[inline]
+fn parametric_or_curve(id: u32, params: [f32; 4], keys: &[GpuKey], x: f32) -> f32 {
+    if id == ID_CURVE {
+        curve_ease(keys, params, x)
     } else {
         parametric(id, params, x)
     }

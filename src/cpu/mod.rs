@@ -67,6 +67,7 @@ impl CpuExecutor {
                 &rows.lanes[4],
                 &rows.lanes[5],
             ],
+            keys: rows.curves.keys(),
         };
         if parts == 1 {
             // SAFETY: the whole range, on this thread only.
@@ -92,6 +93,8 @@ impl CpuExecutor {
 struct Inputs<'a> {
     rows: &'a [MotionRow],
     lanes: [&'a [[f32; 2]]; 6],
+    /// The curve key table.
+    keys: &'a [crate::curve::GpuKey],
 }
 
 /// A raw output column pointer that parts share, each writing its own range.
@@ -122,6 +125,7 @@ unsafe fn evaluate_range(
         batch::Columns {
             lanes: inputs.lanes.map(|l| &l[r.clone()]),
             outputs: outputs.map(column),
+            keys: inputs.keys,
         },
         now,
     );

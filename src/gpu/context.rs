@@ -114,6 +114,8 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-tween"),
                 required_limits,
+                // Timestamps of the evaluate pass (`MotionWorld::gpu_pass_time`) where offered.
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 ..Default::default()
             })
             .await

@@ -19,6 +19,7 @@ use super::layout::{fold_dispatch, split3_f64, ApplyParams, GatherParams, GpuFra
 use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, FAILED, MAPPED, PENDING, RING};
 use super::targets::{self, Source, Targets};
+use super::timing::PassTimer;
 use crate::error::BuildError;
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
@@ -33,6 +34,10 @@ const GATHER_OFFSET: u64 = 768;
 const GATHER_LIST_OFFSET: u64 = 1024;
 /// Smallest row capacity of the table.
 const MIN_ROWS: u32 = 1024;
+/// Smallest key capacity of the curve key buffer (8 KiB).
+const MIN_CURVE_KEYS: u32 = 256;
+/// Bytes per curve key (`GpuKey`).
+const KEY_BYTES: u64 = size_of::<crate::curve::GpuKey>() as u64;
 
 const EVALUATE_GROUP: u32 = 256;
 const SMALL_GROUP: u32 = 64;
@@ -56,6 +61,8 @@ pub(super) struct Table {
 pub(crate) struct GpuExecutor {
     pub(super) ctx: GpuContext,
     pub(super) pipelines: Arc<Pipelines>,
+    /// Timestamps around the evaluate pass (`src/gpu/timing.rs`), with TIMESTAMP_QUERY only.
+    pub(super) timer: Option<PassTimer>,
     pub(super) table: Option<Table>,
     pub(super) header: wgpu::Buffer,
     pub(super) gather_capacity: u32,
@@ -74,6 +81,13 @@ pub(crate) struct GpuExecutor {
     pub(super) moves: Vec<[u32; 2]>,
     pub(super) uploads: Vec<u32>,
     pub(super) bytes: Vec<u8>,
+    /// The curve key buffer (binding 5 of the evaluate pass) and its key capacity.
+    pub(super) curve_keys: Option<wgpu::Buffer>,
+    pub(super) curve_capacity: u32,
+    /// Changed key ranges are written here (one `write_buffer` per frame), then copied.
+    pub(super) curve_staging: Option<wgpu::Buffer>,
+    pub(super) curve_ranges: Vec<[u32; 2]>,
+    pub(super) curve_bytes: Vec<u8>,
 }
 
 /// What the world hands the executor for one update.
@@ -90,6 +104,7 @@ impl GpuExecutor {
         let limits = ctx.device().limits();
         let header = ctx.scoped(|| create_header(&ctx, 0))??;
         Ok(Self {
+            timer: PassTimer::new(&ctx),
             max_per_axis: limits.max_compute_workgroups_per_dimension,
             max_binding: limits
                 .max_storage_buffer_binding_size
@@ -110,11 +125,21 @@ impl GpuExecutor {
             moves: Vec::new(),
             uploads: Vec::new(),
             bytes: Vec::new(),
+            curve_keys: None,
+            curve_capacity: 0,
+            curve_staging: None,
+            curve_ranges: Vec::new(),
+            curve_bytes: Vec::new(),
         })
     }
 
     pub fn context(&self) -> &GpuContext {
         &self.ctx
+    }
+
+    /// GPU time of the last timed evaluate pass (see `src/gpu/timing.rs`).
+    pub fn pass_time(&mut self) -> Option<std::time::Duration> {
+        self.timer.as_mut().and_then(PassTimer::last)
     }
 
     pub fn set_readback_mode(&mut self, mode: ReadbackMode) {
@@ -318,6 +343,13 @@ impl GpuExecutor {
             None
         };
 
+        // Curve keys: the buffer sized to the key table, changed ranges uploaded.
+        self.sync_curve_keys(rows, &mut encoder)?;
+        let curve_keys = self
+            .curve_keys
+            .as_ref()
+            .ok_or(GpuError::Validation("no curve key buffer".into()))?;
+
         // 4. Evaluate.
         let table = self
             .table
@@ -333,18 +365,22 @@ impl GpuExecutor {
                     whole(2, &table.lanes),
                     whole(3, &table.outputs),
                     whole(4, &table.params),
+                    whole(5, curve_keys),
                 ],
             })
         });
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgpu-tween evaluate"),
-                timestamp_writes: None,
+                timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
             });
             pass.set_pipeline(&self.pipelines.evaluate);
             pass.set_bind_group(0, &*evaluate_group, &[]);
             let (x, y) = fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis);
             pass.dispatch_workgroups(x, y, 1);
+        }
+        if let Some(timer) = &self.timer {
+            timer.resolve(&mut encoder);
         }
 
         // 5. Write the values of motions with a GPU target into their buffers.
@@ -414,6 +450,9 @@ impl GpuExecutor {
             self.next_staging = (k + 1) % RING;
         } else {
             queue.submit([encoder.finish()]);
+        }
+        if let Some(timer) = &mut self.timer {
+            timer.submitted();
         }
         if let Some(table) = &mut self.table {
             table.len = len;
@@ -538,6 +577,90 @@ impl GpuExecutor {
         Ok(())
     }
 
+    /// Key capacity of the curve key buffer (0 before the first update).
+    pub fn curve_key_capacity(&self) -> u32 {
+        if self.curve_keys.is_some() {
+            self.curve_capacity
+        } else {
+            0
+        }
+    }
+
+    /// Sizes the curve key buffer to the world's key table (growth to a power of two and
+    /// shrinking at a quarter full, both keeping the contents by GPU copy), then uploads the
+    /// key ranges changed since the last frame: one `write_buffer` into a staging buffer
+    /// and one copy per range.
+    fn sync_curve_keys(
+        &mut self,
+        rows: &mut Rows,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), GpuError> {
+        let needed = rows.curves.keys().len() as u64;
+        rows.curves.drain_dirty(&mut self.curve_ranges);
+        let capacity = u64::from(self.curve_capacity);
+        let min = u64::from(MIN_CURVE_KEYS);
+        let grow = self.curve_keys.is_none() || needed > capacity;
+        let shrink = capacity > min && needed * 4 <= capacity;
+        if grow || shrink {
+            let wanted = if grow {
+                needed.next_power_of_two().max(min)
+            } else {
+                (needed * 2).next_power_of_two().max(min)
+            };
+            self.check_size("curve keys", wanted * KEY_BYTES)?;
+            let buffer = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-tween curve keys"),
+                size: wanted * KEY_BYTES,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            if let Some(old) = &self.curve_keys {
+                // Every live key lies below `needed` ≤ both capacities.
+                let keep = needed.min(capacity).min(wanted) * KEY_BYTES;
+                if keep > 0 {
+                    encoder.copy_buffer_to_buffer(old, 0, &buffer, 0, keep);
+                }
+            }
+            self.curve_keys = Some(buffer);
+            self.curve_capacity = wanted as u32;
+            self.evaluate_group = None;
+        }
+        if self.curve_ranges.is_empty() {
+            return Ok(());
+        }
+        let keys = rows.curves.keys();
+        self.curve_bytes.clear();
+        for &[start, len] in &self.curve_ranges {
+            let range = start as usize..(start + len) as usize;
+            self.curve_bytes
+                .extend_from_slice(bytemuck::cast_slice(&keys[range]));
+        }
+        let total = self.curve_bytes.len() as u64;
+        if self.curve_staging.as_ref().is_none_or(|b| b.size() < total) {
+            let size = total.next_power_of_two().max(4096);
+            self.check_size("curve key changes", size)?;
+            self.curve_staging = Some(self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-tween curve key changes"),
+                size,
+                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let (Some(staging), Some(target)) = (&self.curve_staging, &self.curve_keys) else {
+            return Err(GpuError::Validation("no curve key buffers".into()));
+        };
+        self.ctx.queue().write_buffer(staging, 0, &self.curve_bytes);
+        let mut at = 0;
+        for &[start, len] in &self.curve_ranges {
+            let bytes = u64::from(len) * KEY_BYTES;
+            encoder.copy_buffer_to_buffer(staging, at, target, u64::from(start) * KEY_BYTES, bytes);
+            at += bytes;
+        }
+        Ok(())
+    }
+
     /// Grows the table (to the next power of two, by GPU copy) if `len` rows do not fit.
     fn grow_table(&mut self, len: u32, encoder: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
         let capacity = self.table.as_ref().map_or(0, |t| t.capacity);
@@ -564,6 +687,15 @@ impl GpuExecutor {
             self.table = None;
             self.evaluate_group = None;
             self.gather_group = None;
+        }
+        // No rows, so no curve keys: the key buffers go back to nothing if they grew.
+        if self.curve_capacity > MIN_CURVE_KEYS {
+            self.curve_keys = None;
+            self.curve_capacity = 0;
+            self.evaluate_group = None;
+        }
+        if self.curve_staging.as_ref().is_some_and(|b| b.size() > 4096) {
+            self.curve_staging = None;
         }
     }
 

@@ -14,6 +14,7 @@ mod pipelines;
 mod readback;
 pub mod shaders;
 pub(crate) mod targets;
+pub(crate) mod timing;
 
 pub use context::{GpuContext, GpuError};
 pub use readback::ReadbackMode;

@@ -80,7 +80,8 @@ impl Pipelines {
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            &[Uniform, Read, Read, ReadWrite, Read],
+            // 5: the curve key table.
+            &[Uniform, Read, Read, ReadWrite, Read, Read],
         );
         let apply_layout = layout(
             device,

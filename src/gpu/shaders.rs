@@ -7,6 +7,8 @@ pub const TYPES: &str = include_str!("../../shaders/types.wgsl");
 pub const EASING: &str = include_str!("../../shaders/easing.wgsl");
 /// Pair arithmetic, the motion clock and progress.
 pub const CLOCK: &str = include_str!("../../shaders/clock.wgsl");
+/// Animation curves (the key table binding and their evaluation).
+pub const CURVE: &str = include_str!("../../shaders/curve.wgsl");
 /// The evaluate pass entry point.
 pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 /// The row-change (upload and move) pass.
@@ -39,7 +41,7 @@ impl ShaderModule {
 pub const EVALUATE_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween evaluate",
     entry_point: "evaluate",
-    parts: &[TYPES, EASING, CLOCK, EVALUATE],
+    parts: &[TYPES, EASING, CURVE, CLOCK, EVALUATE],
 };
 
 /// The apply (upload and move) pass.
@@ -183,5 +185,20 @@ mod tests {
             [count, src_stride, groups_x, by_entry, src_offset, _pad0, _pad1, _pad2]
         );
         assert_layout!(&scatter, "TargetEntry", TargetEntry, [row, dst]);
+        assert_layout!(
+            &evaluate,
+            "GpuKey",
+            crate::curve::GpuKey,
+            [
+                time,
+                value,
+                in_tangent,
+                out_tangent,
+                in_weight,
+                out_weight,
+                flags,
+                _pad
+            ]
+        );
     }
 }

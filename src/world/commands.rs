@@ -19,6 +19,7 @@ pub(crate) enum Command {
     SetPlaybackSpeed(MotionHandle, f32),
     Preserve(MotionHandle),
     Clear,
+    Sequence(MotionHandle, Box<crate::sequence::DeferredSequence>),
 }
 
 /// State shared between a world and its command handles.
@@ -98,6 +99,11 @@ impl MotionCommands {
 
     /// Queues a built motion and returns its handle now (the slot is reserved at once).
     pub(crate) fn spawn(&self, motion: BuiltMotion) -> MotionHandle {
+        self.reserve(|handle| Command::Spawn(handle, Box::new(motion)))
+    }
+
+    /// Reserves a handle and queues the command that will fill it.
+    pub(crate) fn reserve(&self, command: impl FnOnce(MotionHandle) -> Command) -> MotionHandle {
         let mut state = self.lock();
         let (slot, version) = state.reserve_fresh();
         let handle = MotionHandle {
@@ -105,9 +111,7 @@ impl MotionCommands {
             slot,
             version,
         };
-        state
-            .commands
-            .push(Command::Spawn(handle, Box::new(motion)));
+        state.commands.push(command(handle));
         handle
     }
 

@@ -48,7 +48,7 @@ impl MotionWorld {
                 let row = &self.rows.rows[i];
                 let slot = self.rows.slot_of[i];
                 let meta = &self.meta[slot as usize];
-                let time = row.clock(self.clocks.now[row.time_kind() as usize]);
+                let time = super::sequence::clock_at(&self.rows, i as u32, &self.clocks.now);
                 let p = progress(row, time);
                 let fresh = meta.birth_update == self.updates && !meta.touched;
                 let entry = DebugEntry {
@@ -62,7 +62,12 @@ impl MotionWorld {
                     time,
                     completed_loops: p.completed_loops,
                     loops: row.loops,
-                    progress: crate::cpu::evaluate::eased_with(row, &p, self.rows.params(i as u32)),
+                    progress: crate::cpu::evaluate::eased_with(
+                        row,
+                        &p,
+                        self.rows.params(i as u32),
+                        self.rows.curves.keys(),
+                    ),
                     playback_speed: row.speed,
                     executor,
                 };

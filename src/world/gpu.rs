@@ -102,6 +102,15 @@ impl MotionWorld {
         self.gpu_error.take()
     }
 
+    /// GPU time of a recent evaluate pass of the GPU executor, measured with timestamp
+    /// queries: `None` when the device lacks [`wgpu::Features::TIMESTAMP_QUERY`] (a context
+    /// from [`GpuContext::new`] requests it where the adapter offers it), or before the first
+    /// measurement has come back. Measurements never block an update: a pass is timed when
+    /// the previous result has been collected, so the value can be an update or two old.
+    pub fn gpu_pass_time(&mut self) -> Option<std::time::Duration> {
+        self.gpu.as_deref_mut().and_then(GpuExecutor::pass_time)
+    }
+
     /// Row capacity of the GPU mirror (0 without one); for tests and diagnostics.
     #[doc(hidden)]
     #[must_use]
@@ -147,6 +156,9 @@ impl MotionWorld {
             }
         }
         self.executor.evaluate(&mut self.rows, &self.clocks.now);
+        if !self.sequences.is_empty() {
+            self.evaluate_children();
+        }
         // With a device attached, targets are filled under the CPU executor too.
         if let Some(gpu) = self.gpu.as_deref_mut() {
             if let Err(error) = gpu.fill_targets(&mut self.targets, &self.rows) {

@@ -10,11 +10,13 @@ pub(crate) mod callbacks;
 mod clock;
 pub(crate) mod commands;
 mod completion;
+mod curves;
 mod debug;
 pub(crate) mod events;
 mod gpu;
 mod ops;
 pub(crate) mod rows;
+mod sequence;
 mod settle;
 mod slots;
 mod visit;
@@ -64,6 +66,10 @@ pub(crate) struct SlotMeta {
     pending_removal: bool,
     /// The motion's GPU target, if it has one.
     target: Option<TargetRef>,
+    /// A sequence: visited every update to drive its children.
+    is_sequence: bool,
+    /// A child of a sequence: driven by its sequence, never visited on its own.
+    in_sequence: bool,
 }
 
 /// A motion with a bind, in creation order (visited every update).
@@ -120,6 +126,8 @@ pub struct MotionWorld {
     bound_motions: Vec<[u32; 2]>,
     errors: Vec<CallbackError>,
     errors_dropped: u64,
+    /// Live sequences by slot.
+    sequences: std::collections::HashMap<u32, sequence::SequenceData>,
 }
 
 impl Default for MotionWorld {
@@ -160,6 +168,7 @@ impl MotionWorld {
             bound_motions: Vec::new(),
             errors: Vec::new(),
             errors_dropped: 0,
+            sequences: std::collections::HashMap::new(),
         }
     }
 
@@ -319,6 +328,7 @@ impl MotionWorld {
         self.bound_dead = 0;
         self.removals.clear();
         self.events.clear();
+        self.sequences = std::collections::HashMap::new();
     }
 
     // ---------------------------------------------------------------- insertion
@@ -326,6 +336,18 @@ impl MotionWorld {
     /// Inserts a built motion at clock 0 (anchored at the current world time), into
     /// `reserved` if a command reserved its handle. Runs the immediate bind.
     pub(crate) fn insert(
+        &mut self,
+        built: BuiltMotion,
+        reserved: Option<MotionHandle>,
+    ) -> MotionHandle {
+        let handle = self.insert_unsettled(built, reserved);
+        self.settle();
+        handle
+    }
+
+    /// [`insert`](Self::insert) without applying queued commands afterwards (which could
+    /// remove what was just made before the caller is done with it).
+    pub(crate) fn insert_unsettled(
         &mut self,
         built: BuiltMotion,
         reserved: Option<MotionHandle>,
@@ -344,7 +366,12 @@ impl MotionWorld {
             }
             None => self.slots.alloc(row_index),
         };
-        self.rows.push(row, built.pairs, built.params, slot);
+        // An animation curve's keys go into the world's key table (freed with the row).
+        let params = match &built.curve {
+            Some(curve) => self.rows.curves.insert(curve),
+            None => built.params,
+        };
+        self.rows.push(row, built.pairs, params, slot);
         let needed = slot as usize + 1;
         if self.meta.len() < needed {
             self.meta.resize(needed, SlotMeta::default());
@@ -368,6 +395,8 @@ impl MotionWorld {
             touched: false,
             pending_removal: false,
             target: None,
+            is_sequence: false,
+            in_sequence: false,
         };
         if let Some(target) = &built.target {
             // Checked by the builder's terminal; a deferred spawn is checked here, and a
@@ -390,7 +419,7 @@ impl MotionWorld {
             version,
         };
         if has_bind && built.options.immediate_bind {
-            let p = crate::cpu::evaluate::ease_at(&row, built.params, 0.0);
+            let p = crate::cpu::evaluate::ease_at(&row, params, self.rows.curves.keys(), 0.0);
             let value = row_value(
                 &row,
                 built.pairs,
@@ -399,7 +428,6 @@ impl MotionWorld {
             );
             self.call_bind(slot, &value);
         }
-        self.settle();
         handle
     }
 }

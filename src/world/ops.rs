@@ -30,6 +30,21 @@ impl MotionWorld {
         Ok(&self.rows.rows[row as usize])
     }
 
+    /// [`live`](Self::live) for the operations a sequence's child refuses.
+    fn live_alone(&self, h: MotionHandle) -> Result<(u32, u32), MotionError> {
+        let (slot, row) = self.live(h)?;
+        if self.meta[slot as usize].in_sequence {
+            return Err(MotionError::InSequence(h));
+        }
+        Ok((slot, row))
+    }
+
+    /// The clock and evaluation now of row `index` (a sequence's child included).
+    fn evaluate_index(&self, index: u32) -> (f64, Progress) {
+        let time = super::sequence::clock_at(&self.rows, index, &self.clocks.now);
+        (time, progress(&self.rows.rows[index as usize], time))
+    }
+
     /// The motion's clock and its evaluation now.
     fn evaluate_now(&self, row: &MotionRow) -> (f64, Progress) {
         let time = row.clock(self.clocks.now[row.time_kind() as usize]);
@@ -67,30 +82,31 @@ impl MotionWorld {
         if meta.birth_update == self.updates && !meta.touched {
             return Ok(MotionStatus::Scheduled);
         }
-        Ok(self.evaluate_now(&self.rows.rows[row as usize]).1.status)
+        Ok(self.evaluate_index(row).1.status)
     }
 
     /// The motion clock now, seconds (delay included; negative speeds can make it negative).
     pub fn time(&self, h: MotionHandle) -> Result<f64, MotionError> {
-        let row = self.row(h)?;
-        Ok(self.evaluate_now(row).0)
+        let (_, row) = self.live(h)?;
+        Ok(self.evaluate_index(row).0)
     }
 
     /// Loops completed so far.
     pub fn completed_loops(&self, h: MotionHandle) -> Result<u32, MotionError> {
-        let row = self.row(h)?;
-        Ok(self.evaluate_now(row).1.completed_loops)
+        let (_, row) = self.live(h)?;
+        Ok(self.evaluate_index(row).1.completed_loops)
     }
 
     /// Eased progress now (after the loop type; the `p` the value is interpolated with).
     pub fn progress(&self, h: MotionHandle) -> Result<f32, MotionError> {
         let (_, row_index) = self.live(h)?;
         let row = &self.rows.rows[row_index as usize];
-        let now = self.evaluate_now(row).1;
+        let now = self.evaluate_index(row_index).1;
         Ok(crate::cpu::evaluate::eased_with(
             row,
             &now,
             self.rows.params(row_index),
+            self.rows.curves.keys(),
         ))
     }
 
@@ -119,7 +135,7 @@ impl MotionWorld {
         {
             return Err(MotionError::TypeMismatch(h));
         }
-        let now = self.evaluate_now(row).1;
+        let now = self.evaluate_index(row_index).1;
         Ok(T::from_lanes_rounded(
             self.rows
                 .value_at(row_index, &now, self.clocks.now[row.time_kind() as usize]),
@@ -176,13 +192,13 @@ impl MotionWorld {
     }
 
     pub(super) fn cancel_inner(&mut self, h: MotionHandle) -> Result<(), MotionError> {
-        let (slot, _) = self.live(h)?;
+        let (slot, _) = self.live_alone(h)?;
         self.cancel_slot(slot);
         Ok(())
     }
 
     pub(super) fn complete_inner(&mut self, h: MotionHandle) -> Result<(), MotionError> {
-        let (slot, row_index) = self.live(h)?;
+        let (slot, row_index) = self.live_alone(h)?;
         let mut row = self.rows.rows[row_index as usize];
         if row.loops < 0 {
             return Err(MotionError::InfiniteLoops(h));
@@ -208,7 +224,7 @@ impl MotionWorld {
     }
 
     pub(super) fn set_time_inner(&mut self, h: MotionHandle, time: f64) -> Result<(), MotionError> {
-        let (slot, row_index) = self.live(h)?;
+        let (slot, row_index) = self.live_alone(h)?;
         if !time.is_finite() {
             return Err(MotionError::InvalidArgument {
                 handle: h,
@@ -238,7 +254,7 @@ impl MotionWorld {
         h: MotionHandle,
         speed: f32,
     ) -> Result<(), MotionError> {
-        let (slot, row_index) = self.live(h)?;
+        let (slot, row_index) = self.live_alone(h)?;
         if !speed.is_finite() {
             return Err(MotionError::InvalidArgument {
                 handle: h,

@@ -27,6 +27,8 @@ pub(crate) struct Rows {
     pub slot_of: Vec<u32>,
     /// Change log for a GPU mirror of the rows (`None` when no mirror is kept).
     pub mirror: Option<MirrorLog>,
+    /// The keys of the animation curves of the rows (freed with their row).
+    pub curves: crate::curve::CurvePool,
 }
 
 /// What changed in the rows since the GPU mirror was last synchronised.
@@ -114,6 +116,7 @@ impl Rows {
     /// Starts (or stops) keeping a change log for a GPU mirror. A new log marks every row
     /// dirty, so the first sync uploads everything.
     pub fn set_mirrored(&mut self, on: bool) {
+        self.curves.set_mirrored(on);
         self.mirror = on.then(|| MirrorLog {
             origin: vec![DIRTY; self.rows.len()],
             touched: (0..self.rows.len() as u32).collect(),
@@ -124,6 +127,10 @@ impl Rows {
     /// row, whose slot entry must be pointed at `index`.
     pub fn swap_remove(&mut self, index: u32) -> Option<u32> {
         let i = index as usize;
+        // Curve keys die with their row.
+        if self.rows[i].ease_bits() == crate::curve::ID_CURVE {
+            self.curves.free(self.params(index));
+        }
         self.rows.swap_remove(i);
         for column in &mut self.lanes {
             column.swap_remove(i);
@@ -166,7 +173,7 @@ impl Rows {
     /// `w` is the world time of the row's time kind.
     pub fn value_at(&self, index: u32, now: &crate::cpu::Progress, w: f64) -> Lanes {
         let row = &self.rows[index as usize];
-        let p = crate::cpu::evaluate::eased_with(row, now, self.params(index));
+        let p = crate::cpu::evaluate::eased_with(row, now, self.params(index), self.curves.keys());
         row_value(row, self.pairs(index), p, w)
     }
 
@@ -185,6 +192,7 @@ impl Rows {
     /// Shrinks with hysteresis: only when a quarter or less of the capacity is used, and
     /// then to twice the length, so a world oscillating around a size never reallocates.
     pub fn shrink_if_sparse(&mut self) {
+        self.curves.shrink_if_sparse();
         let cap = self.rows.capacity();
         if cap > MIN_CAPACITY && self.rows.len() * 4 <= cap {
             let target = (self.rows.len() * 2).max(MIN_CAPACITY);
@@ -226,6 +234,7 @@ impl Rows {
             log.origin.clear();
             log.touched.clear();
         }
+        self.curves.clear();
         self.shrink_if_sparse();
     }
 }

@@ -54,32 +54,46 @@ impl MotionWorld {
                 let _ = self.preserve(h);
             }
             Command::Clear => self.clear_motions(),
+            Command::Sequence(handle, deferred) => {
+                // Like a `try_*`: children that can no longer join leave the handle unused.
+                let _ = deferred.run(self, handle);
+            }
         }
         // Removals from this command before the next one looks at rows.
         self.apply_removals();
     }
 
     pub(super) fn apply_removals(&mut self) {
-        for i in 0..self.removals.len() {
+        // A removed sequence adds its children to the list as it goes.
+        let mut i = 0;
+        while i < self.removals.len() {
             let slot = self.removals[i];
+            i += 1;
             let meta = &mut self.meta[slot as usize];
             if !meta.pending_removal {
                 continue; // cleared in between
             }
             meta.pending_removal = false;
-            if meta.has_bind {
+            if meta.has_bind || meta.is_sequence {
                 self.bound_dead += 1;
             }
+            let is_sequence = meta.is_sequence;
             if let Some(target) = meta.target.take() {
                 if let Some(owner) = self.targets.remove(target) {
                     self.meta[owner as usize].target = Some(target);
                 }
+            }
+            if is_sequence {
+                self.remove_children(slot);
             }
             let row = self.slots.slots[slot as usize].row;
             if let Some(moved) = self.rows.swap_remove(row) {
                 self.slots.set_row(moved, row);
                 if let Some(target) = self.meta[moved as usize].target {
                     self.targets.set_row(target, row);
+                }
+                if self.meta[moved as usize].is_sequence {
+                    self.relink_children(moved, row);
                 }
             }
             self.slots.free(slot);

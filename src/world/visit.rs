@@ -17,8 +17,8 @@ impl MotionWorld {
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
     pub(super) fn visit(&mut self, slot: u32, scheduled: bool) {
         let meta = self.meta[slot as usize];
-        if meta.pending_removal {
-            return;
+        if meta.pending_removal || meta.in_sequence {
+            return; // gone, or driven by its sequence
         }
         let row_index = self.slots.slots[slot as usize].row;
         let row = self.rows.rows[row_index as usize];
@@ -50,6 +50,9 @@ impl MotionWorld {
         now: &Progress,
         value: Option<&Lanes>,
     ) -> bool {
+        if self.meta[slot as usize].is_sequence {
+            self.drive_children(slot, prev, now);
+        }
         if let Some(value) = value {
             if !self.call_bind(slot, value) {
                 return false;
@@ -66,7 +69,9 @@ impl MotionWorld {
                 c.complete.as_mut().map(guarded)
             });
             self.resolve_completion(slot, Ok(()));
-            if !self.meta[slot as usize].options.preserve {
+            let meta = &self.meta[slot as usize];
+            // A sequence's children live (and can replay) until their sequence ends.
+            if !meta.options.preserve && !meta.in_sequence {
                 if !self.visiting {
                     // Completed by `complete` or `set_time`: no update will scatter its end
                     // value, so its target gets it now. (In an update, the pass did.)
@@ -141,6 +146,9 @@ impl MotionWorld {
             c.cancel.as_mut().map(guarded)
         });
         self.resolve_completion(slot, Err(Canceled));
+        if self.meta[slot as usize].is_sequence {
+            self.cancel_children(slot);
+        }
     }
 
     /// Wakes the futures waiting for `slot`'s motion, if any.
@@ -184,8 +192,8 @@ impl MotionWorld {
                 slot: completion::CompletionSlot::resolved(Err(Canceled)),
             };
         };
-        let row = self.rows.rows[row as usize];
-        if progress(&row, row.clock(self.clocks.now[row.time_kind() as usize])).is_completed() {
+        let time = super::sequence::clock_at(&self.rows, row, &self.clocks.now);
+        if progress(&self.rows.rows[row as usize], time).is_completed() {
             return Completion {
                 slot: completion::CompletionSlot::resolved(Ok(())),
             };
@@ -209,6 +217,9 @@ impl MotionWorld {
     /// Pushes the motion's next event, if it has one. `time` is its clock now.
     pub(super) fn schedule(&mut self, slot: u32, row_index: u32, time: f64) {
         let meta = &self.meta[slot as usize];
+        if meta.in_sequence {
+            return; // its sequence drives it
+        }
         let row = &self.rows.rows[row_index as usize];
         let now = progress(row, time);
         if let Some(key) = next_event_key(
