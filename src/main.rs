@@ -1,39 +1,65 @@
-//! Headless benchmark: `cargo run --release [-- OPTIONS]`.
+//! Headless benchmark: `cargo run --release [-- OPTIONS]` (`--help` lists them).
 //!
-//! Probes for a wgpu adapter, then for each N runs a world of N mixed motions (f32, Vec2,
-//! Vec3, Vec4; several eases, loop types and delays) for a fixed number of frames on the
-//! CPU executor (and on the GPU executor when an adapter exists), next to the hand-written
-//! floor ([`BaselineLoop`]) at the same N, and prints a table of ns per motion per update.
-//!
-//! Options:
-//! - `--motions N[,N...]`: motion counts (default `1000,10000,100000,1000000`; `k`/`m`
-//!   suffixes allowed, e.g. `10k,1m`).
-//! - `--frames F`: frames per measurement round (default 120).
-//! - `--threads T`: CPU executor threads (default: all cores, then 1 if that differs).
+//! Probes for a wgpu adapter, then on each executor (the GPU executor when an adapter
+//! exists, the CPU executor always) runs worlds of N mixed motions (f32, Vec3, Quat, Color;
+//! several eases, loop types and delays) for a fixed number of frames and prints a table:
+//! executor, adapter name and type, N, ns per motion, CPU time per update, GPU time per
+//! pass, readback cost, and the floor measured in the same run at the same N (the
+//! hand-written loop of [`wgpu_tween::baseline`] for the CPU, a trivial lerp kernel for the
+//! GPU) with the ratio. A progress bar runs on stderr; `--json` writes the results and
+//! `--plot` a PNG of ns per motion against N.
 
-use std::hint::black_box;
+mod bench;
+
+use std::error::Error;
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use glam::{Vec2, Vec3, Vec4};
+use clap::{Parser, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
 use wgpu_tween::baseline::BaselineLoop;
 use wgpu_tween::gpu::GpuContext;
-use wgpu_tween::{DelayType, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
 
-/// Frame delta, seconds.
-const DT: f64 = 1.0 / 60.0;
-/// Rounds of `frames` updates are repeated until this much time was measured, so that
-/// small N are not lost in timer noise.
-const MIN_MEASURED: Duration = Duration::from_millis(150);
-/// Untimed updates before measuring (faults in pages, wakes worker threads).
-const WARMUP_FRAMES: usize = 5;
+use bench::plot::{self, Series};
+use bench::report::{Report, Row, VERSION};
+use bench::workload::{self, Engine, Measured, BOUND_EVERY, DT};
 
-const USAGE: &str = "usage: wgpu-tween-bench [--motions N[,N...]] [--frames F] [--threads T]";
+/// Which executors to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Which {
+    /// The CPU executor only.
+    Cpu,
+    /// The GPU executor only (fails without an adapter).
+    Gpu,
+    /// The GPU executor when an adapter exists, and the CPU executor.
+    All,
+}
 
+/// wgpu-tween's headless benchmark: N mixed motions per executor, against same-run floors.
+#[derive(Debug, Parser)]
+#[command(name = "wgpu-tween-bench", version)]
 struct Options {
+    /// Motion counts, comma-separated (`k`/`m` suffixes allowed: `10k,1m`).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          default_values_t = [1_000usize, 10_000, 100_000, 1_000_000])]
     motions: Vec<usize>,
-    frames: usize,
-    threads: Option<usize>,
+    /// Frames per measurement round (a quarter of it, at least 1, at N ≥ 1M). Rounds repeat
+    /// until 100 ms were measured.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
+    /// Executors to run.
+    #[arg(long, value_enum, default_value_t = Which::All)]
+    executor: Which,
+    /// CPU executor threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..256))]
+    threads: Option<u32>,
+    /// Write the results as JSON to this file.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
+    /// Write a PNG plot of ns per motion against N, per executor, to this file.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
 }
 
 fn parse_count(s: &str) -> Result<usize, String> {
@@ -47,49 +73,8 @@ fn parse_count(s: &str) -> Result<usize, String> {
     };
     let n: usize = digits.parse().map_err(|_| format!("not a count: {s:?}"))?;
     n.checked_mul(scale)
-        .filter(|&n| n > 0)
-        .ok_or_else(|| format!("count out of range: {s:?}"))
-}
-
-fn parse_args() -> Result<Options, String> {
-    let mut options = Options {
-        motions: vec![1_000, 10_000, 100_000, 1_000_000],
-        frames: 120,
-        threads: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) => (f.to_string(), Some(v.to_string())),
-            None => (arg.clone(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{flag} needs a value"))
-        };
-        match flag.as_str() {
-            "--motions" => {
-                options.motions = value()?
-                    .split(',')
-                    .filter(|s| !s.trim().is_empty())
-                    .map(parse_count)
-                    .collect::<Result<_, _>>()?;
-                if options.motions.is_empty() {
-                    return Err("--motions needs at least one count".into());
-                }
-            }
-            "--frames" => options.frames = parse_count(&value()?)?,
-            "--threads" => options.threads = Some(parse_count(&value()?)?),
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown option {other:?}")),
-        }
-    }
-    Ok(options)
+        .filter(|&n| (1..=64_000_000).contains(&n))
+        .ok_or_else(|| format!("count out of range (1 to 64m): {s:?}"))
 }
 
 /// The GPU context, if an adapter exists, and one line saying what was found. Never panics:
@@ -115,250 +100,304 @@ fn probe_gpu() -> (Option<GpuContext>, String) {
             );
             (Some(ctx), line)
         }
-        Ok(Err(e)) => (None, format!("{e}: running the CPU executor only")),
+        Ok(Err(e)) => (
+            None,
+            format!("no GPU adapter ({e}): running the CPU executor only"),
+        ),
         Err(_) => (
             None,
-            "no GPU adapter found (the driver panicked): running the CPU executor only".into(),
+            "no GPU adapter (the driver panicked while probing): running the CPU executor only"
+                .into(),
         ),
     }
 }
 
-const EASES: [Ease; 8] = [
-    Ease::Linear,
-    Ease::OutQuad,
-    Ease::InOutCubic,
-    Ease::OutSine,
-    Ease::InExpo,
-    Ease::OutBack,
-    Ease::OutElastic,
-    Ease::OutBounce,
-];
-const LOOP_TYPES: [LoopType; 4] = [
-    LoopType::Restart,
-    LoopType::Yoyo,
-    LoopType::Flip,
-    LoopType::Incremental,
-];
-
-/// Settings of the `i`-th motion of the mix.
-fn configure<T: wgpu_tween::Animatable>(motion: Motion<T>, i: usize) -> Motion<T> {
-    let motion = motion.ease(EASES[i % EASES.len()]).loops(
-        // Most loop forever; some have a finite but long loop count (they stay live for
-        // the whole run but carry a predicted completion event).
-        if i % 5 == 4 { 1_000 } else { -1 },
-        LOOP_TYPES[(i / 3) % LOOP_TYPES.len()],
-    );
-    match i % 7 {
-        0..=3 => motion,
-        4 | 5 => motion.delay(0.25 * (i % 3) as f32),
-        _ => motion.delay_with(0.1, DelayType::EveryLoop, false),
-    }
+/// The host CPU's model name, from `/proc/cpuinfo` where there is one.
+fn cpu_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.split_whitespace().collect::<Vec<_>>().join(" "))
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
-/// Fills `world` with `n` motions: 40% f32, 20% each Vec2, Vec3, Vec4. Returns one handle of
-/// each type for reading values back.
-fn populate(world: &mut MotionWorld, n: usize) -> [MotionHandle; 4] {
-    let mut probes = [MotionHandle::NONE; 4];
-    world.reserve(n);
-    for i in 0..n {
-        let f = i as f32 * 1e-3;
-        let duration = 0.5 + (i % 11) as f32 * 0.25;
-        let (kind, handle) = match i % 5 {
-            0 | 1 => (
-                0,
-                configure(Motion::new(f, f + 10.0, duration), i).run(world),
-            ),
-            2 => (
-                1,
-                configure(
-                    Motion::new(Vec2::splat(f), Vec2::new(4.0, -4.0), duration),
-                    i,
-                )
-                .run(world),
-            ),
-            3 => (
-                2,
-                configure(Motion::new(Vec3::ZERO, Vec3::new(1.0, 2.0, f), duration), i).run(world),
-            ),
-            _ => (
-                3,
-                configure(Motion::new(Vec4::ONE, Vec4::splat(f), duration), i).run(world),
-            ),
-        };
-        let handle = handle.expect("benchmark motions are valid");
-        if probes[kind].is_none() {
-            probes[kind] = handle;
-        }
-    }
-    probes
-}
-
-/// Runs `frames`-update rounds of `step` until [`MIN_MEASURED`] has passed; returns the
-/// mean time per update.
-fn measure(frames: usize, mut step: impl FnMut()) -> Duration {
-    for _ in 0..WARMUP_FRAMES {
-        step();
-    }
-    let mut updates = 0u32;
-    let start = Instant::now();
-    loop {
-        for _ in 0..frames {
-            step();
-        }
-        updates += frames as u32;
-        if start.elapsed() >= MIN_MEASURED {
-            break;
-        }
-    }
-    start.elapsed() / updates
-}
-
-/// Which executor a measurement runs.
-#[derive(Clone)]
-enum Engine {
-    /// The CPU executor with this many threads (`None`: the default).
-    Cpu(Option<usize>),
-    /// The GPU executor (forced, even on a software adapter).
-    Gpu(GpuContext),
-}
-
-struct Row {
-    executor: &'static str,
-    threads: usize,
-    n: usize,
-    create_ns: f64,
-    engine: Duration,
-    baseline: Duration,
-}
-
-fn run_engine(n: usize, engine: &Engine, frames: usize) -> Row {
-    let (mut world, executor) = match engine {
-        Engine::Cpu(threads) => {
-            let mut world = MotionWorld::new();
-            if let Some(t) = threads {
-                world.set_cpu_threads(*t);
-            }
-            (world, "cpu")
-        }
-        Engine::Gpu(ctx) => {
-            let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU pipelines");
-            world
-                .set_executor(Executor::Gpu)
-                .expect("a GPU context is attached");
-            (world, "gpu")
-        }
-    };
-    let start = Instant::now();
-    let probes = populate(&mut world, n);
-    let create_ns = start.elapsed().as_nanos() as f64 / n as f64;
-    assert_eq!(world.len(), n);
-
-    let engine = measure(frames, || {
-        world.update(DT).expect("valid delta");
-    });
-    if let Some(error) = world.take_gpu_error() {
-        eprintln!("GPU executor failed, fell back to the CPU: {error}");
-    }
-    assert_eq!(world.len(), n, "no motion should finish during the run");
-    // Read back one value of each type, so the work cannot be assumed dead.
-    for (kind, &h) in probes.iter().enumerate() {
-        if h.is_none() {
-            continue;
-        }
-        match kind {
-            0 => drop(black_box(world.value::<f32>(h))),
-            1 => drop(black_box(world.value::<Vec2>(h))),
-            2 => drop(black_box(world.value::<Vec3>(h))),
-            _ => drop(black_box(world.value::<Vec4>(h))),
-        }
-    }
-    let threads = if executor == "gpu" {
-        0
+fn frames_for(frames: u32, n: usize) -> u32 {
+    if n >= 1_000_000 {
+        (frames / 4).max(1)
     } else {
-        world.cpu_threads()
-    };
-    drop(black_box(world));
-
-    let mut floor = BaselineLoop::new(n);
-    let baseline = measure(frames, || {
-        floor.step(DT as f32);
-        black_box(floor.outputs());
-    });
-    Row {
-        executor,
-        threads,
-        n,
-        create_ns,
-        engine,
-        baseline,
+        frames
     }
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_nanos() as f64 / 1e3
 }
 
 fn ns_per(d: Duration, n: usize) -> f64 {
-    d.as_nanos() as f64 / n as f64
+    d.as_nanos() as f64 / n.max(1) as f64
+}
+
+/// A table cell: at most `width` characters.
+fn clip(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(width - 1).collect();
+        out.push('…');
+        out
+    }
+}
+
+fn make_row(engine: &Engine, cpu_model: &str, n: usize, m: &Measured, threads: usize) -> Row {
+    let ns_per_motion = ns_per(m.engine.wall, n);
+    let floor_ns = ns_per(m.floor.wall, n);
+    let readback = m.bound.wall.saturating_sub(m.engine.wall);
+    let (adapter, adapter_type, backend, floor) = match engine {
+        Engine::Cpu(_) => (
+            cpu_model.to_string(),
+            "host".to_string(),
+            None,
+            "hand-written loop (wgpu_tween::baseline, 1 thread)".to_string(),
+        ),
+        Engine::Gpu(ctx) => {
+            let info = ctx.adapter_info();
+            (
+                info.name.clone(),
+                format!("{:?}", info.device_type),
+                Some(format!("{:?}", info.backend)),
+                "trivial lerp kernel, same adapter (submit + wait)".to_string(),
+            )
+        }
+    };
+    Row {
+        executor: engine.name().to_string(),
+        adapter,
+        adapter_type,
+        backend,
+        threads: match engine {
+            Engine::Cpu(_) => threads,
+            Engine::Gpu(_) => 0,
+        },
+        n,
+        frames_measured: m.engine.frames,
+        create_ns_per_motion: m.create_ns,
+        ns_per_motion,
+        cpu_update_us: us(m.engine.cpu),
+        gpu_pass_us: match engine {
+            Engine::Cpu(_) => None,
+            Engine::Gpu(_) => Some(us(m.engine.gpu.unwrap_or(m.engine.wall))),
+        },
+        gpu_pass_timestamps: matches!(engine, Engine::Gpu(_)).then_some(m.engine.gpu.is_some()),
+        readback_us: us(readback),
+        readback_bound: m.bound_count,
+        floor,
+        floor_ns_per_motion: floor_ns,
+        ratio: ns_per_motion / floor_ns.max(f64::MIN_POSITIVE),
+        error: m.error.clone(),
+    }
+}
+
+fn header() -> String {
+    format!(
+        "{:<8} {:<22} {:<13} {:>8} {:>10} {:>12} {:>12} {:>12} {:>11} {:>7}",
+        "executor",
+        "adapter",
+        "type",
+        "N",
+        "ns/motion",
+        "CPU µs/upd",
+        "GPU µs/pass",
+        "readback µs",
+        "floor ns/m",
+        "ratio"
+    )
+}
+
+fn format_row(r: &Row) -> String {
+    format!(
+        "{:<8} {:<22} {:<13} {:>8} {:>10.2} {:>12.1} {:>12} {:>12.1} {:>11.2} {:>7.1}",
+        r.executor,
+        clip(&r.adapter, 22),
+        clip(&r.adapter_type, 13),
+        r.n,
+        r.ns_per_motion,
+        r.cpu_update_us,
+        r.gpu_pass_us.map_or("-".to_string(), |v| format!("{v:.1}")),
+        r.readback_us,
+        r.floor_ns_per_motion,
+        r.ratio
+    )
+}
+
+fn plot_series(rows: &[Row]) -> Vec<Series> {
+    let mut out = Vec::new();
+    for (executor, color, floor_color, floor_label) in [
+        (
+            "cpu",
+            plotters::style::RGBColor(30, 90, 200),
+            plotters::style::RGBColor(120, 160, 230),
+            "CPU FLOOR LOOP",
+        ),
+        (
+            "gpu",
+            plotters::style::RGBColor(210, 50, 40),
+            plotters::style::RGBColor(235, 150, 140),
+            "GPU FLOOR KERNEL",
+        ),
+    ] {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.executor == executor).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        out.push(Series {
+            label: format!("{} EXECUTOR", executor.to_uppercase()),
+            color,
+            floor: false,
+            points: mine.iter().map(|r| (r.n as f64, r.ns_per_motion)).collect(),
+        });
+        out.push(Series {
+            label: floor_label.to_string(),
+            color: floor_color,
+            floor: true,
+            points: mine
+                .iter()
+                .map(|r| (r.n as f64, r.floor_ns_per_motion))
+                .collect(),
+        });
+    }
+    out
+}
+
+fn run(options: Options) -> Result<(), Box<dyn Error>> {
+    let started_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut motions = options.motions.clone();
+    motions.sort_unstable();
+    motions.dedup();
+
+    let (gpu, gpu_line) = if options.executor == Which::Cpu {
+        (
+            None,
+            "GPU executor not requested (--executor cpu)".to_string(),
+        )
+    } else {
+        probe_gpu()
+    };
+    println!("{gpu_line}");
+    let mut engines = Vec::new();
+    match (&gpu, options.executor) {
+        (Some(ctx), Which::Gpu | Which::All) => engines.push(Engine::Gpu(ctx.clone())),
+        (None, Which::Gpu) => return Err("--executor gpu needs a GPU adapter".into()),
+        _ => {}
+    }
+    if options.executor != Which::Gpu {
+        engines.push(Engine::Cpu(options.threads.map(|t| t as usize)));
+    }
+    let threads = options.threads.map_or(cores, |t| t as usize);
+    let gpu_time_method = match &gpu {
+        Some(ctx)
+            if ctx
+                .device()
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY) =>
+        {
+            "timestamp queries around the evaluate pass (MotionWorld::gpu_pass_time)"
+        }
+        _ => {
+            "wall time of one update plus a blocking device poll (an upper bound: the device \
+             has no timestamp queries)"
+        }
+    }
+    .to_string();
+    println!(
+        "{cores} cores; {} frames per round ({} at N ≥ 1M), dt = 1/60 s; workload: {}",
+        options.frames,
+        frames_for(options.frames, 1_000_000),
+        workload::describe()
+    );
+    println!();
+
+    let progress = ProgressBar::new((engines.len() * motions.len() * 3) as u64);
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+    {
+        progress.set_style(style.progress_chars("=> "));
+    }
+    let cpu_model = cpu_name();
+    let mut rows = Vec::new();
+    progress.suspend(|| println!("{}", header()));
+    for engine in &engines {
+        for &n in &motions {
+            let frames = frames_for(options.frames, n);
+            let measured = workload::run(engine, n, frames, |phase| {
+                progress.set_message(format!("{} N={n}: {phase}", engine.name()));
+                progress.inc(1);
+            })
+            .map_err(|e| format!("{} executor, N = {n}: {e}", engine.name()))?;
+            let row = make_row(engine, &cpu_model, n, &measured, threads);
+            progress.suspend(|| {
+                println!("{}", format_row(&row));
+                if let Some(e) = &row.error {
+                    println!("  (GPU error, the world fell back to the CPU executor: {e})");
+                }
+            });
+            rows.push(row);
+        }
+    }
+    progress.finish_and_clear();
+    println!();
+    println!(
+        "ns/motion: wall time of one update ÷ N (GPU: including the wait for the GPU); CPU \
+         µs/upd: time inside world.update; GPU µs/pass: {gpu_time_method}; readback µs: extra \
+         time per update when 1 motion in {BOUND_EVERY} has a CPU bind (GPU: gather, copy, \
+         map; CPU: the bind calls); floor: CPU — one-thread hand-written loop, one f32 OutQuad \
+         Restart loop, {} B/motion; GPU — trivial lerp kernel on the same adapter; ratio: \
+         ns/motion ÷ floor ns/m",
+        BaselineLoop::bytes_per_motion()
+    );
+
+    let report = Report {
+        version: VERSION,
+        started_unix,
+        cores,
+        frames: options.frames,
+        dt: DT,
+        gpu: gpu_line,
+        gpu_time_method,
+        workload: workload::describe(),
+        rows,
+    };
+    if let Some(path) = &options.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("JSON: {}", path.display());
+    }
+    if let Some(path) = &options.plot {
+        plot::write_png(
+            path,
+            "WGPU-TWEEN: NS PER MOTION PER UPDATE (LOG-LOG)",
+            &plot_series(&report.rows),
+        )
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("plot: {}", path.display());
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
-    let options = match parse_args() {
-        Ok(o) => o,
+    let options = Options::parse();
+    match run(options) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}\n{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let (gpu, line) = probe_gpu();
-    println!("{line}");
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut engines: Vec<Engine> = match options.threads {
-        Some(t) => vec![Engine::Cpu(Some(t))],
-        None if cores > 1 => vec![Engine::Cpu(None), Engine::Cpu(Some(1))],
-        None => vec![Engine::Cpu(None)],
-    };
-    engines.extend(gpu.map(Engine::Gpu));
-    println!(
-        "{} cores; {} frames per round at dt = 1/60 s; mixed motions: 40% f32, 20% each \
-         Vec2/Vec3/Vec4, {} eases, 4 loop types, delays; baseline: one f32 OutQuad \
-         Restart loop, 1 thread, {} B/motion",
-        cores,
-        options.frames,
-        EASES.len(),
-        BaselineLoop::bytes_per_motion()
-    );
-    println!();
-    println!(
-        "{:<9} {:>7} {:>9} {:>12} {:>13} {:>12} {:>13} {:>7}",
-        "executor",
-        "threads",
-        "N",
-        "create ns/m",
-        "update ns/m",
-        "update µs",
-        "baseline ns/m",
-        "ratio"
-    );
-    for &n in &options.motions {
-        for engine in &engines {
-            let row = run_engine(n, engine, options.frames);
-            let engine = ns_per(row.engine, row.n);
-            let baseline = ns_per(row.baseline, row.n);
-            println!(
-                "{:<9} {:>7} {:>9} {:>12.1} {:>13.2} {:>12.1} {:>13.2} {:>7.2}",
-                row.executor,
-                row.threads,
-                row.n,
-                row.create_ns,
-                engine,
-                row.engine.as_nanos() as f64 / 1e3,
-                baseline,
-                engine / baseline
-            );
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
         }
     }
-    println!();
-    println!(
-        "ns/m: nanoseconds per motion (per update for update/baseline); update µs: wall time \
-         of one world.update (GPU: including the wait for the GPU); threads 0: GPU; ratio: \
-         engine ns/m ÷ baseline ns/m"
-    );
-    ExitCode::SUCCESS
 }

@@ -1,0 +1,532 @@
+//! The swarm's particles and renderer, shared by `examples/swarm.rs` and `tests/swarm.rs`.
+//!
+//! Each particle has a position motion (`Vec3`) and a color motion (`Color`), both written by
+//! [`GpuTarget`]s straight into one instance buffer of [`STRIDE`] f32s per particle
+//! (position at 0..3, an unused f32 at 3, color at 4..8): no readback, no copy. One instanced
+//! draw (six vertices per particle, a screen-aligned square) renders that buffer as it is,
+//! with a small perspective ([`project`]), into an `Rgba8Unorm` texture on a black
+//! background; later particles cover earlier ones (no depth buffer).
+
+use std::error::Error;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use glam::Vec3;
+use image::RgbaImage;
+use wgpu_tween::gpu::{GpuContext, GpuTarget};
+use wgpu_tween::{Color, Ease, Executor, LoopType, Motion, MotionWorld};
+
+/// f32s per particle in the instance buffer.
+pub const STRIDE: u32 = 8;
+/// Offset of the position (3 f32s) in an instance, in f32s.
+pub const POSITION: u32 = 0;
+/// Offset of the color (4 f32s) in an instance, in f32s.
+pub const COLOR: u32 = 4;
+/// How much farther particles (larger z) shrink: scale `1 / (1 + DEPTH_K · (z + 1))`.
+pub const DEPTH_K: f32 = 0.35;
+/// The render target's format (linear values written as they are).
+pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
+/// The background color (opaque black).
+pub const BACKGROUND: [u8; 4] = [0, 0, 0, 255];
+
+/// The eases particles use (`tests/swarm.rs` evaluates them independently).
+pub const EASES: [Ease; 7] = [
+    Ease::Linear,
+    Ease::InQuad,
+    Ease::OutQuad,
+    Ease::InOutQuad,
+    Ease::OutCubic,
+    Ease::InOutSine,
+    Ease::OutBack,
+];
+/// The loop types particles use (all loop forever).
+pub const LOOP_TYPES: [LoopType; 3] = [LoopType::Yoyo, LoopType::Restart, LoopType::Flip];
+
+/// One motion of a particle: lanes `from → to` over `duration` seconds after a first-loop
+/// `delay`, eased, looping forever.
+#[derive(Clone, Copy, Debug)]
+pub struct Track {
+    /// Start value (lanes; a position uses 3).
+    pub from: [f32; 4],
+    /// End value.
+    pub to: [f32; 4],
+    /// Seconds per loop.
+    pub duration: f32,
+    /// Seconds before the first loop (values are skipped meanwhile: the buffer keeps `from`).
+    pub delay: f32,
+    /// The ease.
+    pub ease: Ease,
+    /// The loop type.
+    pub loop_type: LoopType,
+}
+
+/// A particle: its position and color motions.
+#[derive(Clone, Copy, Debug)]
+pub struct Particle {
+    /// Position (`Vec3`), in view space: x and y in about [−1, 1], z in [−1, 1].
+    pub position: Track,
+    /// Color (`Color`, linear RGBA; alpha stays 1).
+    pub color: Track,
+}
+
+/// SplitMix64.
+struct Rng(u64);
+
+impl Rng {
+    fn unit(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// `n` particles from `seed`: each flies from a point in a ball to a point on a three-armed
+/// spiral and back (mostly Yoyo; some Restart or Flip), fading from warm to cool colors, with
+/// varied eases, durations and delays.
+#[must_use]
+pub fn particles(n: usize, seed: u64) -> Vec<Particle> {
+    let mut rng = Rng(seed);
+    (0..n)
+        .map(|i| {
+            // A point in the ball: rejection sampling.
+            let from = loop {
+                let p = Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 2.0 - 1.0;
+                if p.length_squared() <= 1.0 {
+                    break p * 0.85;
+                }
+            };
+            let arm = (i % 3) as f32 * std::f32::consts::TAU / 3.0;
+            let r = 0.08 + 0.8 * rng.unit().sqrt();
+            let angle = arm + r * 4.0 + (rng.unit() - 0.5) * 0.5;
+            let to = Vec3::new(
+                r * angle.cos(),
+                r * angle.sin() * 0.8,
+                (rng.unit() - 0.5) * 0.3,
+            );
+            let warm = [1.0, 0.55 + 0.4 * rng.unit(), 0.2 + 0.3 * rng.unit(), 1.0];
+            // Each arm ends in its own hue.
+            let jitter = 0.15 * rng.unit();
+            let cool = match i % 3 {
+                0 => [0.15 + jitter, 0.65 + jitter, 1.0, 1.0],
+                1 => [1.0, 0.3 + jitter, 0.75 + jitter, 1.0],
+                _ => [0.55 + jitter, 1.0, 0.45 + jitter, 1.0],
+            };
+            // Mostly Yoyo (the swarm gathers into the spiral and back), some Restart and Flip.
+            let loop_type = |k: usize| LOOP_TYPES[[1, 2, 0, 0, 0][k % 5]];
+            let duration = 2.0 + 0.6 * rng.unit();
+            Particle {
+                position: Track {
+                    from: [from.x, from.y, from.z, 0.0],
+                    to: [to.x, to.y, to.z, 0.0],
+                    duration,
+                    // The outer arms set off later.
+                    delay: if i % 4 == 0 { 0.0 } else { 0.5 * r },
+                    ease: EASES[i % EASES.len()],
+                    loop_type: loop_type(i),
+                },
+                color: Track {
+                    from: warm,
+                    to: cool,
+                    duration: duration * (0.8 + 0.4 * rng.unit()),
+                    delay: if i % 3 == 0 { 0.3 * rng.unit() } else { 0.0 },
+                    ease: EASES[(i / 2 + 3) % EASES.len()],
+                    loop_type: loop_type(i / 3),
+                },
+            }
+        })
+        .collect()
+}
+
+/// Where a view-space position lands in a `width` × `height` image: the center in pixels
+/// (x right, y down) and the half-size of its square in pixels for `point_px`-pixel points.
+/// The vertex shader computes the same.
+#[must_use]
+pub fn project(p: [f32; 3], width: u32, height: u32, point_px: f32) -> (f32, f32, f32) {
+    let s = 1.0 / (1.0 + DEPTH_K * (p[2] + 1.0));
+    let (x, y) = (p[0] * s, p[1] * s);
+    (
+        (x * 0.5 + 0.5) * width as f32,
+        (0.5 - y * 0.5) * height as f32,
+        0.5 * point_px * s,
+    )
+}
+
+const SHADER: &str = r"
+struct View { size: vec2<f32>, point_px: f32, depth_k: f32 }
+@group(0) @binding(0) var<uniform> view: View;
+
+struct VertexOut {
+    @builtin(position) position: vec4<f32>,
+    @location(0) color: vec4<f32>,
+}
+
+@vertex
+fn vs_main(
+    @builtin(vertex_index) vertex: u32,
+    @location(0) position: vec3<f32>,
+    @location(1) color: vec4<f32>,
+) -> VertexOut {
+    var corners = array<vec2<f32>, 6>(
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
+    );
+    let s = 1.0 / (1.0 + view.depth_k * (position.z + 1.0));
+    // Half a square of point_px · s pixels, in clip units (2 / size per pixel).
+    let half = vec2<f32>(view.point_px * s) / view.size;
+    var out: VertexOut;
+    out.position = vec4<f32>(position.xy * s + corners[vertex] * half, 0.5, 1.0);
+    out.color = vec4<f32>(color.rgb, 1.0);
+    return out;
+}
+
+@fragment
+fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
+    return in.color;
+}
+";
+
+/// A world of particles targeting one instance buffer, and the pipeline that draws it.
+pub struct Swarm {
+    /// The GPU context (device shared by the world and the renderer).
+    pub ctx: GpuContext,
+    /// The motions: two per particle.
+    pub world: MotionWorld,
+    /// The instance buffer ([`STRIDE`] f32s per particle), written by the motions' targets.
+    pub instances: wgpu::Buffer,
+    /// Particles.
+    pub count: u32,
+    /// Image size in pixels.
+    pub width: u32,
+    /// Image height in pixels.
+    pub height: u32,
+    pipeline: wgpu::RenderPipeline,
+    bind_group: wgpu::BindGroup,
+    view: wgpu::Buffer,
+    point_px: f32,
+    format: wgpu::TextureFormat,
+    target: wgpu::Texture,
+    readback: wgpu::Buffer,
+    padded_row: u32,
+}
+
+impl Swarm {
+    /// Creates the world (on `executor`), the instance buffer (filled with every particle's
+    /// start values, which delayed motions keep until their delay ends), the motions and
+    /// the pipeline for `width` × `height` [`FORMAT`] images with `point_px`-pixel points.
+    pub fn new(
+        ctx: &GpuContext,
+        particles: &[Particle],
+        executor: Executor,
+        size: (u32, u32),
+        point_px: f32,
+    ) -> Result<Self, Box<dyn Error>> {
+        Self::with_format(ctx, particles, executor, size, point_px, FORMAT)
+    }
+
+    /// [`new`](Self::new) for render targets of `format` (a window surface's, say).
+    /// [`read_frame`](Self::read_frame) needs [`FORMAT`].
+    pub fn with_format(
+        ctx: &GpuContext,
+        particles: &[Particle],
+        executor: Executor,
+        (width, height): (u32, u32),
+        point_px: f32,
+        format: wgpu::TextureFormat,
+    ) -> Result<Self, Box<dyn Error>> {
+        let device = ctx.device();
+        let count = u32::try_from(particles.len())?;
+        let mut initial = vec![0.0f32; particles.len() * STRIDE as usize];
+        for (instance, p) in initial.chunks_exact_mut(STRIDE as usize).zip(particles) {
+            instance[..3].copy_from_slice(&p.position.from[..3]);
+            instance[3] = 1.0;
+            instance[4..].copy_from_slice(&p.color.from);
+        }
+        let instances = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("swarm instances"),
+            size: (initial.len() as u64 * 4).max(16),
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::VERTEX
+                | wgpu::BufferUsages::COPY_DST
+                | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        ctx.queue()
+            .write_buffer(&instances, 0, bytemuck::cast_slice(&initial));
+
+        let mut world = MotionWorld::with_gpu(ctx.clone())?;
+        world.set_executor(executor)?;
+        world.reserve(particles.len() * 2);
+        for (i, p) in particles.iter().enumerate() {
+            let index = i as u32;
+            let t = &p.position;
+            let (from, to) = (Vec3::from_slice(&t.from), Vec3::from_slice(&t.to));
+            let mut motion = Motion::new(from, to, t.duration)
+                .ease(t.ease)
+                .loops(-1, t.loop_type);
+            if t.delay > 0.0 {
+                motion = motion.delay(t.delay);
+            }
+            motion.bind_to_buffer(
+                &mut world,
+                GpuTarget::new(instances.clone(), index, STRIDE, POSITION),
+            )?;
+            let c = &p.color;
+            let (from, to) = (
+                Color::new(c.from[0], c.from[1], c.from[2], c.from[3]),
+                Color::new(c.to[0], c.to[1], c.to[2], c.to[3]),
+            );
+            let mut motion = Motion::new(from, to, c.duration)
+                .ease(c.ease)
+                .loops(-1, c.loop_type);
+            if c.delay > 0.0 {
+                motion = motion.delay(c.delay);
+            }
+            motion.bind_to_buffer(
+                &mut world,
+                GpuTarget::new(instances.clone(), index, STRIDE, COLOR),
+            )?;
+        }
+
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("swarm"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let view = [width as f32, height as f32, point_px, DEPTH_K];
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("swarm view"),
+            size: 16,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        ctx.queue()
+            .write_buffer(&uniform, 0, bytemuck::cast_slice(&view));
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("swarm view"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            }],
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("swarm view"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform.as_entire_binding(),
+            }],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("swarm"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let attributes = [
+            wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x3,
+                offset: u64::from(POSITION) * 4,
+                shader_location: 0,
+            },
+            wgpu::VertexAttribute {
+                format: wgpu::VertexFormat::Float32x4,
+                offset: u64::from(COLOR) * 4,
+                shader_location: 1,
+            },
+        ];
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some("swarm"),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: &[Some(wgpu::VertexBufferLayout {
+                    array_stride: u64::from(STRIDE) * 4,
+                    step_mode: wgpu::VertexStepMode::Instance,
+                    attributes: &attributes,
+                })],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: None,
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some("fs_main"),
+                compilation_options: Default::default(),
+                targets: &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        let target = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("swarm frame"),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        });
+        let padded_row = (width * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+        let readback = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("swarm frame readback"),
+            size: u64::from(padded_row) * u64::from(height),
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        Ok(Self {
+            ctx: ctx.clone(),
+            world,
+            instances,
+            count,
+            width,
+            height,
+            pipeline,
+            bind_group,
+            view: uniform,
+            point_px,
+            format,
+            target,
+            readback,
+            padded_row,
+        })
+    }
+
+    /// Advances the motions by `dt` seconds: their targets write the instance buffer.
+    pub fn update(&mut self, dt: f64) -> Result<(), Box<dyn Error>> {
+        self.world.update(dt)?;
+        if let Some(e) = self.world.take_gpu_error() {
+            return Err(format!("GPU error: {e}").into());
+        }
+        Ok(())
+    }
+
+    /// Sets the viewport size that point sizes are computed for (a resized window).
+    pub fn set_viewport(&mut self, width: u32, height: u32) {
+        let view = [width as f32, height as f32, self.point_px, DEPTH_K];
+        self.ctx
+            .queue()
+            .write_buffer(&self.view, 0, bytemuck::cast_slice(&view));
+    }
+
+    /// Draws the instance buffer into the frame texture (one instanced draw), submitted.
+    pub fn render(&self) {
+        let view = self
+            .target
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        self.render_to(&view);
+    }
+
+    /// Draws the instance buffer into `view` (a texture of this swarm's format), submitted.
+    pub fn render_to(&self, view: &wgpu::TextureView) {
+        let mut encoder =
+            self.ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("swarm frame"),
+                });
+        {
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("swarm"),
+                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_vertex_buffer(0, self.instances.slice(..));
+            pass.draw(0..6, 0..self.count);
+        }
+        self.ctx.queue().submit([encoder.finish()]);
+    }
+
+    /// Waits for the GPU to finish everything submitted.
+    pub fn wait(&self) -> Result<(), Box<dyn Error>> {
+        self.ctx
+            .device()
+            .poll(wgpu::PollType::wait_indefinitely())?;
+        Ok(())
+    }
+
+    /// Copies the last rendered frame back into an image.
+    pub fn read_frame(&self) -> Result<RgbaImage, Box<dyn Error>> {
+        if self.format != FORMAT {
+            return Err(
+                format!("read_frame needs {FORMAT:?} frames, not {:?}", self.format).into(),
+            );
+        }
+        let mut encoder =
+            self.ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("swarm frame readback"),
+                });
+        encoder.copy_texture_to_buffer(
+            self.target.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.readback,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.padded_row),
+                    rows_per_image: Some(self.height),
+                },
+            },
+            wgpu::Extent3d {
+                width: self.width,
+                height: self.height,
+                depth_or_array_layers: 1,
+            },
+        );
+        self.ctx.queue().submit([encoder.finish()]);
+        let done = Arc::new(AtomicBool::new(false));
+        let failed = Arc::new(AtomicBool::new(false));
+        let (flag, fail) = (Arc::clone(&done), Arc::clone(&failed));
+        self.readback
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                fail.store(r.is_err(), Ordering::Release);
+                flag.store(true, Ordering::Release);
+            });
+        while !done.load(Ordering::Acquire) {
+            self.wait()?;
+        }
+        if failed.load(Ordering::Acquire) {
+            return Err("mapping the frame readback failed".into());
+        }
+        let mut pixels = Vec::with_capacity((self.width * self.height * 4) as usize);
+        {
+            let data = self.readback.slice(..).get_mapped_range()?;
+            for row in data.chunks_exact(self.padded_row as usize) {
+                pixels.extend_from_slice(&row[..(self.width * 4) as usize]);
+            }
+        }
+        self.readback.unmap();
+        RgbaImage::from_raw(self.width, self.height, pixels).ok_or_else(|| "frame size".into())
+    }
+}

@@ -1,0 +1,140 @@
+//! The benchmark binary with tiny sizes: it exits successfully, its JSON parses with one row
+//! per executor and N (the GPU executor's rows when an adapter exists), every number is
+//! finite, and its plot is a PNG that decodes.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench_binary");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir.join(name)
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_wgpu-tween-bench"))
+        .args(args)
+        .output()
+        .expect("the benchmark binary runs");
+    println!("{}", String::from_utf8_lossy(&output.stdout));
+    output
+}
+
+#[test]
+fn tiny_run_writes_json_rows_and_a_png_plot() {
+    let json = scratch("tiny.json");
+    let plot = scratch("tiny.png");
+    let _ = std::fs::remove_file(&json);
+    let _ = std::fs::remove_file(&plot);
+    let output = run(&[
+        "--motions",
+        "300,2k",
+        "--frames",
+        "2",
+        "--executor",
+        "all",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+        "--plot",
+        plot.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let text = std::fs::read_to_string(&json).expect("JSON written");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON parses");
+    assert_eq!(report["version"], 1);
+    let rows = report["rows"].as_array().expect("rows");
+    let gpu = common::gpu().is_some();
+    let executors: &[&str] = if gpu { &["gpu", "cpu"] } else { &["cpu"] };
+    assert_eq!(
+        rows.len(),
+        executors.len() * 2,
+        "one row per executor and N"
+    );
+    for executor in executors {
+        for n in [300u64, 2000] {
+            let matching: Vec<_> = rows
+                .iter()
+                .filter(|r| r["executor"] == *executor && r["n"] == n)
+                .collect();
+            assert_eq!(matching.len(), 1, "{executor} at N = {n}");
+            let row = matching[0];
+            for key in [
+                "ns_per_motion",
+                "cpu_update_us",
+                "readback_us",
+                "floor_ns_per_motion",
+                "ratio",
+                "create_ns_per_motion",
+            ] {
+                let v = row[key].as_f64().unwrap_or(f64::NAN);
+                assert!(v.is_finite() && v >= 0.0, "{executor} N={n}: {key} = {v}");
+            }
+            assert!(row["ns_per_motion"].as_f64().unwrap_or(0.0) > 0.0);
+            assert!(row["frames_measured"].as_u64().unwrap_or(0) >= 2);
+            assert!(row["adapter"].as_str().is_some_and(|s| !s.is_empty()));
+            assert_eq!(row["gpu_pass_us"].is_number(), *executor == "gpu");
+            assert_eq!(row["gpu_pass_timestamps"].is_boolean(), *executor == "gpu");
+            if *executor == "gpu" {
+                assert!(row["gpu_pass_us"].as_f64().unwrap_or(0.0) > 0.0);
+            }
+            assert!(row["error"].is_null(), "{executor} N={n}: {}", row["error"]);
+        }
+    }
+
+    let image = image::open(&plot).expect("the plot decodes as an image");
+    assert!(image.width() > 100 && image.height() > 100);
+    let bytes = std::fs::read(&plot).expect("plot written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG file");
+}
+
+#[test]
+fn bad_options_are_rejected_without_a_panic() {
+    for args in [
+        &["--motions", "0"][..],
+        &["--motions", "ten"][..],
+        &["--frames", "0"][..],
+        &["--executor", "tpu"][..],
+        &["--nonsense"][..],
+    ] {
+        let output = run(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?} is a usage error");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn cpu_only_run_says_so() {
+    let output = run(&["--motions", "500", "--frames", "1", "--executor", "cpu"]);
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("GPU executor not requested"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("cpu ")), "{stdout}");
+}
+
+#[test]
+fn without_an_adapter_it_runs_the_cpu_executor_and_says_so() {
+    // No adapter has this name, so the probe finds none, as on a machine without a driver.
+    let output = Command::new(env!("CARGO_BIN_EXE_wgpu-tween-bench"))
+        .args(["--motions", "400", "--frames", "1"])
+        .env("WGPU_ADAPTER_NAME", "no such adapter, wgpu-tween test")
+        .output()
+        .expect("the benchmark binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let notes: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("running the CPU executor only"))
+        .collect();
+    assert_eq!(notes.len(), 1, "one line says so: {stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("cpu ")), "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("gpu ")), "{stdout}");
+}
