@@ -209,6 +209,13 @@ fn gpu_pass_time_comes_from_timestamps() {
     for executor in [Executor::Gpu, Executor::Cpu] {
         let mut swarm =
             render::Swarm::new(&ctx, &particles, executor, (64, 64), 2.0).expect("swarm");
+        let timing = swarm.world.set_gpu_pass_timing(true);
+        assert_eq!(
+            timing,
+            ctx.device()
+                .features()
+                .contains(wgpu::Features::TIMESTAMP_QUERY)
+        );
         let mut times = Vec::new();
         for _ in 0..3 {
             swarm.update(DT).expect("update");

@@ -84,6 +84,7 @@ impl Engine {
             Engine::Gpu(ctx) => {
                 let mut world = MotionWorld::with_gpu(ctx.clone())?;
                 world.set_executor(Executor::Gpu)?;
+                world.set_gpu_pass_timing(true);
                 world
             }
         })

@@ -104,7 +104,7 @@ impl GpuExecutor {
         let limits = ctx.device().limits();
         let header = ctx.scoped(|| create_header(&ctx, 0))??;
         Ok(Self {
-            timer: PassTimer::new(&ctx),
+            timer: None,
             max_per_axis: limits.max_compute_workgroups_per_dimension,
             max_binding: limits
                 .max_storage_buffer_binding_size
@@ -135,6 +135,17 @@ impl GpuExecutor {
 
     pub fn context(&self) -> &GpuContext {
         &self.ctx
+    }
+
+    /// Starts (or stops) timing the evaluate pass; returns whether passes are timed (the
+    /// device may lack timestamp queries).
+    pub fn set_pass_timing(&mut self, on: bool) -> bool {
+        if !on {
+            self.timer = None;
+        } else if self.timer.is_none() {
+            self.timer = PassTimer::new(&self.ctx);
+        }
+        self.timer.is_some()
     }
 
     /// GPU time of the last timed evaluate pass (see `src/gpu/timing.rs`).

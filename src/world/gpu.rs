@@ -102,11 +102,22 @@ impl MotionWorld {
         self.gpu_error.take()
     }
 
-    /// GPU time of a recent evaluate pass of the GPU executor, measured with timestamp
-    /// queries: `None` when the device lacks [`wgpu::Features::TIMESTAMP_QUERY`] (a context
-    /// from [`GpuContext::new`] requests it where the adapter offers it), or before the first
-    /// measurement has come back. Measurements never block an update: a pass is timed when
-    /// the previous result has been collected, so the value can be an update or two old.
+    /// Starts (or stops) timing the GPU executor's evaluate pass with timestamp queries, read
+    /// with [`gpu_pass_time`](Self::gpu_pass_time). Off by default: a timed update resolves
+    /// two queries and maps a small buffer. Returns whether passes are timed: false without a
+    /// GPU context or when its device lacks [`wgpu::Features::TIMESTAMP_QUERY`] (a context
+    /// from [`GpuContext::new`] requests it where the adapter offers it).
+    pub fn set_gpu_pass_timing(&mut self, on: bool) -> bool {
+        self.gpu
+            .as_deref_mut()
+            .is_some_and(|gpu| gpu.set_pass_timing(on))
+    }
+
+    /// GPU time of a recent evaluate pass of the GPU executor, while
+    /// [`set_gpu_pass_timing`](Self::set_gpu_pass_timing) is on: `None` otherwise, or before
+    /// the first measurement has come back. Measurements never block an update: a pass is
+    /// timed when the previous result has been collected, so the value can be an update or
+    /// two old.
     pub fn gpu_pass_time(&mut self) -> Option<std::time::Duration> {
         self.gpu.as_deref_mut().and_then(GpuExecutor::pass_time)
     }
