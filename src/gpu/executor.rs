@@ -32,12 +32,6 @@ const APPLY_MOVES_OFFSET: u64 = 256;
 const APPLY_UPLOADS_OFFSET: u64 = 512;
 const GATHER_OFFSET: u64 = 768;
 const GATHER_LIST_OFFSET: u64 = 1024;
-/// Smallest row capacity of the table.
-const MIN_ROWS: u32 = 1024;
-/// Smallest key capacity of the curve key buffer (8 KiB).
-const MIN_CURVE_KEYS: u32 = 256;
-/// Bytes per curve key (`GpuKey`).
-const KEY_BYTES: u64 = size_of::<crate::curve::GpuKey>() as u64;
 
 const EVALUATE_GROUP: u32 = 256;
 const SMALL_GROUP: u32 = 64;
@@ -49,13 +43,13 @@ fn align(x: u64) -> u64 {
 /// The mirrored rows: timing rows, lane pairs (4 sections of `capacity`), parameter lanes
 /// (one `vec4<f32>` per row), outputs (4 sections).
 pub(super) struct Table {
-    rows: wgpu::Buffer,
-    lanes: wgpu::Buffer,
-    params: wgpu::Buffer,
-    outputs: wgpu::Buffer,
-    capacity: u32,
+    pub(super) rows: wgpu::Buffer,
+    pub(super) lanes: wgpu::Buffer,
+    pub(super) params: wgpu::Buffer,
+    pub(super) outputs: wgpu::Buffer,
+    pub(super) capacity: u32,
     /// Rows the GPU holds valid content for.
-    len: u32,
+    pub(super) len: u32,
 }
 
 pub(crate) struct GpuExecutor {
@@ -585,190 +579,6 @@ impl GpuExecutor {
                 pass.dispatch_workgroups(x, y, 1);
             }
         }
-        Ok(())
-    }
-
-    /// Key capacity of the curve key buffer (0 before the first update).
-    pub fn curve_key_capacity(&self) -> u32 {
-        if self.curve_keys.is_some() {
-            self.curve_capacity
-        } else {
-            0
-        }
-    }
-
-    /// Sizes the curve key buffer to the world's key table (growth to a power of two and
-    /// shrinking at a quarter full, both keeping the contents by GPU copy), then uploads the
-    /// key ranges changed since the last frame: one `write_buffer` into a staging buffer
-    /// and one copy per range.
-    fn sync_curve_keys(
-        &mut self,
-        rows: &mut Rows,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<(), GpuError> {
-        let needed = rows.curves.keys().len() as u64;
-        rows.curves.drain_dirty(&mut self.curve_ranges);
-        let capacity = u64::from(self.curve_capacity);
-        let min = u64::from(MIN_CURVE_KEYS);
-        let grow = self.curve_keys.is_none() || needed > capacity;
-        let shrink = capacity > min && needed * 4 <= capacity;
-        if grow || shrink {
-            let wanted = if grow {
-                needed.next_power_of_two().max(min)
-            } else {
-                (needed * 2).next_power_of_two().max(min)
-            };
-            self.check_size("curve keys", wanted * KEY_BYTES)?;
-            let buffer = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-tween curve keys"),
-                size: wanted * KEY_BYTES,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            if let Some(old) = &self.curve_keys {
-                // Every live key lies below `needed` ≤ both capacities.
-                let keep = needed.min(capacity).min(wanted) * KEY_BYTES;
-                if keep > 0 {
-                    encoder.copy_buffer_to_buffer(old, 0, &buffer, 0, keep);
-                }
-            }
-            self.curve_keys = Some(buffer);
-            self.curve_capacity = wanted as u32;
-            self.evaluate_group = None;
-        }
-        if self.curve_ranges.is_empty() {
-            return Ok(());
-        }
-        let keys = rows.curves.keys();
-        self.curve_bytes.clear();
-        for &[start, len] in &self.curve_ranges {
-            let range = start as usize..(start + len) as usize;
-            self.curve_bytes
-                .extend_from_slice(bytemuck::cast_slice(&keys[range]));
-        }
-        let total = self.curve_bytes.len() as u64;
-        if self.curve_staging.as_ref().is_none_or(|b| b.size() < total) {
-            let size = total.next_power_of_two().max(4096);
-            self.check_size("curve key changes", size)?;
-            self.curve_staging = Some(self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-tween curve key changes"),
-                size,
-                usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-        }
-        let (Some(staging), Some(target)) = (&self.curve_staging, &self.curve_keys) else {
-            return Err(GpuError::Validation("no curve key buffers".into()));
-        };
-        self.ctx.queue().write_buffer(staging, 0, &self.curve_bytes);
-        let mut at = 0;
-        for &[start, len] in &self.curve_ranges {
-            let bytes = u64::from(len) * KEY_BYTES;
-            encoder.copy_buffer_to_buffer(staging, at, target, u64::from(start) * KEY_BYTES, bytes);
-            at += bytes;
-        }
-        Ok(())
-    }
-
-    /// Grows the table (to the next power of two, by GPU copy) if `len` rows do not fit.
-    fn grow_table(&mut self, len: u32, encoder: &mut wgpu::CommandEncoder) -> Result<(), GpuError> {
-        let capacity = self.table.as_ref().map_or(0, |t| t.capacity);
-        if len > capacity || self.table.is_none() {
-            let keep = self.table.as_ref().map_or(0, |t| t.len);
-            self.resize_table(len.next_power_of_two().max(MIN_ROWS), keep, encoder)?;
-        }
-        Ok(())
-    }
-
-    /// The capacity to shrink to, with hysteresis: only at a quarter full or less, to half
-    /// (so at most half full afterwards, and a world oscillating around a size never
-    /// reallocates).
-    fn shrink_target(&self, len: u32) -> Option<u32> {
-        let capacity = self.table.as_ref()?.capacity;
-        (capacity > MIN_ROWS && len.saturating_mul(4) <= capacity)
-            .then(|| (capacity / 2).max(MIN_ROWS))
-    }
-
-    /// Drops an oversized table of an empty world (an empty world submits nothing, so its
-    /// table would otherwise never shrink). The smallest table is kept.
-    pub fn release_idle(&mut self) {
-        if self.table.as_ref().is_some_and(|t| t.capacity > MIN_ROWS) {
-            self.table = None;
-            self.evaluate_group = None;
-            self.gather_group = None;
-        }
-        // No rows, so no curve keys: the key buffers go back to nothing if they grew.
-        if self.curve_capacity > MIN_CURVE_KEYS {
-            self.curve_keys = None;
-            self.curve_capacity = 0;
-            self.evaluate_group = None;
-        }
-        if self.curve_staging.as_ref().is_some_and(|b| b.size() > 4096) {
-            self.curve_staging = None;
-        }
-    }
-
-    /// Replaces the table with one of `wanted` rows, copying rows `0..keep` over (recorded
-    /// in `encoder`, so after whatever it already holds).
-    fn resize_table(
-        &mut self,
-        wanted: u32,
-        keep: u32,
-        encoder: &mut wgpu::CommandEncoder,
-    ) -> Result<(), GpuError> {
-        let bytes_per_section = u64::from(wanted) * 32;
-        self.check_size("motion rows", bytes_per_section)?;
-        self.check_size("lane pairs", bytes_per_section)?;
-        let device = self.ctx.device();
-        let create = |label, size| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
-        let new = Table {
-            rows: create("wgpu-tween rows", bytes_per_section),
-            lanes: create("wgpu-tween lanes", bytes_per_section),
-            params: create("wgpu-tween params", u64::from(wanted) * 16),
-            outputs: create("wgpu-tween outputs", u64::from(wanted) * 16),
-            capacity: wanted,
-            len: 0,
-        };
-        let keep = keep.min(wanted);
-        if cfg!(debug_assertions) {
-            // Poison the new space (NaN bits) so a read of a row never written shows at once.
-            // (Queue writes run before the submission's commands, so the copy below still
-            // lands on top; no clear either, which would run after and undo the poison.)
-            let poison = vec![0xffu8; (bytes_per_section - u64::from(keep) * 32) as usize];
-            self.ctx
-                .queue()
-                .write_buffer(&new.rows, u64::from(keep) * 32, &poison);
-        }
-        if let Some(old) = &self.table {
-            if keep > 0 {
-                encoder.copy_buffer_to_buffer(&old.rows, 0, &new.rows, 0, u64::from(keep) * 32);
-                encoder.copy_buffer_to_buffer(&old.params, 0, &new.params, 0, u64::from(keep) * 16);
-                for lane in 0..4u64 {
-                    encoder.copy_buffer_to_buffer(
-                        &old.lanes,
-                        lane * u64::from(old.capacity) * 8,
-                        &new.lanes,
-                        lane * u64::from(wanted) * 8,
-                        u64::from(keep) * 8,
-                    );
-                }
-            }
-        }
-        self.table = Some(Table { len: keep, ..new });
-        self.table_generation += 1;
-        self.evaluate_group = None;
-        self.gather_group = None;
         Ok(())
     }
 

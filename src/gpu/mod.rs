@@ -8,11 +8,13 @@
 //! through [`GpuTarget`]s.
 
 mod context;
+mod curve_keys;
 pub(crate) mod executor;
 pub mod layout;
 mod pipelines;
 mod readback;
 pub mod shaders;
+mod table;
 pub(crate) mod targets;
 pub(crate) mod timing;
 
