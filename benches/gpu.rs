@@ -9,6 +9,8 @@
 //!   excluded (the device is drained outside the timed section).
 //! - `readback/*`: updates of N motions that each have a CPU bind, blocking (waits for this
 //!   update's values) and pipelined (takes the previous update's, never waits).
+//! - `mixed/*`: one update and wait of 100k motions, all `f32` or a quarter each of `f32`,
+//!   `Vec3`, `Quat` (slerp) and `Color` interleaved (issue 4's target: within 1.25×).
 //!
 //! Also prints the heap allocations of one steady-state GPU update (counting allocator).
 //!
@@ -401,5 +403,57 @@ fn readback(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, evaluate, update_cpu, readback);
+/// A GPU-executor world of `n` staggered looping OutQuad motions: all `f32`, or (`mixed`) a
+/// quarter each of `f32`, `Vec3`, `Quat` and `Color`, interleaved so that every workgroup
+/// mixes them.
+fn typed_world(ctx: &GpuContext, n: usize, mixed: bool) -> MotionWorld {
+    use glam::{Quat, Vec3};
+    use wgpu_tween::Color;
+    let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+    world.set_executor(Executor::Gpu).expect("GPU executor");
+    world.reserve(n);
+    let q1 = Quat::from_rotation_y(2.0);
+    for i in 0..n {
+        macro_rules! run {
+            ($m:expr) => {
+                $m.ease(Ease::OutQuad)
+                    .loops(-1, LoopType::Restart)
+                    .run(&mut world)
+                    .expect("valid motion")
+            };
+        }
+        let h = match if mixed { i % 4 } else { 0 } {
+            0 => run!(Motion::new(0.0f32, 10.0, 2.0)),
+            1 => run!(Motion::new(Vec3::ZERO, Vec3::ONE, 2.0)),
+            2 => run!(Motion::new(Quat::IDENTITY, q1, 2.0)),
+            _ => run!(Motion::new(Color::BLACK, Color::WHITE, 2.0)),
+        };
+        world
+            .set_time(h, (i % 1000) as f64 * 0.002)
+            .expect("live motion");
+    }
+    world.update(DT).expect("update");
+    wait(ctx);
+    world
+}
+
+fn mixed(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    const N: usize = 100_000;
+    let mut group = c.benchmark_group("mixed");
+    configure(&mut group, N);
+    for (label, is_mixed) in [("all-f32", false), ("f32-vec3-quat-color", true)] {
+        let mut world = typed_world(&ctx, N, is_mixed);
+        group.bench_function(BenchmarkId::new(label, N), |b| {
+            b.iter(|| {
+                world.update(DT).expect("update");
+                wait(&ctx);
+            });
+        });
+        assert_eq!(world.take_gpu_error(), None);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, evaluate, update_cpu, readback, mixed);
 criterion_main!(benches);
