@@ -491,3 +491,45 @@ fn a_destroyed_target_buffer_is_an_error_not_a_panic() {
         assert_eq!(world.take_gpu_error(), None);
     }
 }
+
+#[test]
+fn sequence_children_write_their_targets() {
+    let Some(ctx) = common::gpu() else { return };
+    for executor in executors() {
+        let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+        world.set_executor(executor).expect("executor");
+        let buffer = storage_buffer(&ctx, 8);
+        let target = |index| GpuTarget {
+            buffer: buffer.clone(),
+            index,
+            stride: 2,
+            offset: 1,
+        };
+        // Children at 0 and 1 s of a 2 s sequence; their values land at floats 1 and 3.
+        let a = Motion::new(0.0f32, 10.0, 1.0)
+            .bind_to_buffer(&mut world, target(0))
+            .expect("target");
+        let b = Motion::new(100.0f32, 200.0, 1.0)
+            .bind_to_buffer(&mut world, target(1))
+            .expect("target");
+        let seq = wgpu_tween::Sequence::new()
+            .append(a)
+            .append(b)
+            .run(&mut world)
+            .expect("sequence");
+        world.update(0.5).expect("update");
+        let got = read(&ctx, &buffer);
+        assert_eq!(got[0], SENTINEL);
+        assert!((got[1] - 5.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[3] - 100.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        world.update(1.0).expect("update");
+        let got = read(&ctx, &buffer);
+        assert!((got[1] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[3] - 150.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        // Completing the sequence writes the children's end values at once.
+        world.complete(seq).expect("complete");
+        let got = read(&ctx, &buffer);
+        assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!(world.is_empty());
+    }
+}
