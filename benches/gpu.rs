@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use wgpu_tween::baseline::GpuLerpFloor;
 use wgpu_tween::gpu::{GpuContext, ReadbackMode};
 use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionWorld};
 
@@ -140,168 +141,6 @@ fn configure(
     }
 }
 
-// ------------------------------------------------------------------ the floor kernel
-
-const FLOOR_WGSL: &str = r"
-struct Params { count: u32, groups_x: u32, t: f32, _pad: u32 }
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pairs: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
-
-@compute @workgroup_size(256)
-fn lerp(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * params.groups_x * 256u;
-    if i >= params.count {
-        return;
-    }
-    let p = pairs[i];
-    outputs[i] = p.x + (p.y - p.x) * params.t;
-}
-";
-
-/// The floor kernel also reading a 32-byte row per element (as the evaluate pass does).
-const FLOOR_ROWS_WGSL: &str = r"
-struct Params { count: u32, groups_x: u32, t: f32, _pad: u32 }
-struct Row { a: vec4<f32>, b: vec4<f32> }
-@group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> pairs: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> outputs: array<f32>;
-@group(0) @binding(3) var<storage, read> rows: array<Row>;
-
-@compute @workgroup_size(256)
-fn lerp(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * params.groups_x * 256u;
-    if i >= params.count {
-        return;
-    }
-    let r = rows[i];
-    let s = r.a + r.b;
-    let p = pairs[i];
-    outputs[i] = p.x + (p.y - p.x) * (params.t + s.x + s.y + s.z + s.w);
-}
-";
-
-/// `outputs[i] = from[i] + (to[i] − from[i]) · t` over `n` pairs: the least a lerp pass can
-/// cost on this adapter.
-struct FloorKernel {
-    pipeline: wgpu::ComputePipeline,
-    group: wgpu::BindGroup,
-    params: wgpu::Buffer,
-    n: u32,
-    groups: (u32, u32),
-    t: f32,
-}
-
-impl FloorKernel {
-    fn new(ctx: &GpuContext, n: usize, with_rows: bool) -> Self {
-        let device = ctx.device();
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("floor lerp"),
-            source: wgpu::ShaderSource::Wgsl(
-                if with_rows {
-                    FLOOR_ROWS_WGSL
-                } else {
-                    FLOOR_WGSL
-                }
-                .into(),
-            ),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("floor lerp"),
-            layout: None,
-            module: &module,
-            entry_point: Some("lerp"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        let pairs: Vec<[f32; 2]> = (0..n).map(|i| [i as f32, i as f32 + 10.0]).collect();
-        let pairs_buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("floor pairs"),
-            size: n as u64 * 8,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        ctx.queue()
-            .write_buffer(&pairs_buffer, 0, bytemuck::cast_slice(&pairs));
-        let outputs = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("floor outputs"),
-            size: n as u64 * 4,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
-        let params = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("floor params"),
-            size: 16,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        // Zeroed rows (their content does not matter, only that they are read).
-        let rows = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("floor rows"),
-            size: n as u64 * 32,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
-        let mut entries = vec![
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: params.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: pairs_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: outputs.as_entire_binding(),
-            },
-        ];
-        if with_rows {
-            entries.push(wgpu::BindGroupEntry {
-                binding: 3,
-                resource: rows.as_entire_binding(),
-            });
-        }
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("floor lerp"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
-        let limit = device.limits().max_compute_workgroups_per_dimension;
-        let groups = (n as u32).div_ceil(256).max(1);
-        let groups = if groups <= limit {
-            (groups, 1)
-        } else {
-            let y = groups.div_ceil(limit);
-            (groups.div_ceil(y), y)
-        };
-        Self {
-            pipeline,
-            group,
-            params,
-            n: n as u32,
-            groups,
-            t: 0.0,
-        }
-    }
-
-    /// One submission (params write, one dispatch), as an update would make.
-    fn step(&mut self, ctx: &GpuContext) {
-        self.t = (self.t + DT as f32) % 1.0;
-        let params = [self.n, self.groups.0, self.t.to_bits(), 0];
-        ctx.queue()
-            .write_buffer(&self.params, 0, bytemuck::cast_slice(&params));
-        let mut encoder = ctx.device().create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.group, &[]);
-            pass.dispatch_workgroups(self.groups.0, self.groups.1, 1);
-        }
-        ctx.queue().submit([encoder.finish()]);
-    }
-}
-
 // ------------------------------------------------------------------ benchmarks
 
 fn evaluate(c: &mut Criterion) {
@@ -319,10 +158,14 @@ fn evaluate(c: &mut Criterion) {
         assert_eq!(world.take_gpu_error(), None);
         drop(world);
         for (with_rows, label) in [(false, "floor-lerp"), (true, "floor-lerp-rows")] {
-            let mut floor = FloorKernel::new(&ctx, n, with_rows);
+            let mut floor = if with_rows {
+                GpuLerpFloor::with_rows(&ctx, n)
+            } else {
+                GpuLerpFloor::new(&ctx, n)
+            };
             group.bench_function(BenchmarkId::new(label, n), |b| {
                 b.iter(|| {
-                    floor.step(&ctx);
+                    floor.step(DT as f32);
                     wait(&ctx);
                 });
             });
@@ -351,12 +194,12 @@ fn update_cpu(c: &mut Criterion) {
         let allocations = ALLOCATIONS.load(Ordering::Relaxed);
         wait(&ctx);
         // For scale: one plain wgpu submission (write, encoder, pass, dispatch, submit).
-        let mut floor = FloorKernel::new(&ctx, 1024, false);
-        floor.step(&ctx);
+        let mut floor = GpuLerpFloor::new(&ctx, 1024);
+        floor.step(DT as f32);
         wait(&ctx);
         ALLOCATIONS.store(0, Ordering::Relaxed);
         COUNTING.store(true, Ordering::Relaxed);
-        floor.step(&ctx);
+        floor.step(DT as f32);
         COUNTING.store(false, Ordering::Relaxed);
         let floor_allocations = ALLOCATIONS.load(Ordering::Relaxed);
         wait(&ctx);

@@ -7,13 +7,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::{Quat, Vec3};
-use wgpu_tween::baseline::BaselineLoop;
+use wgpu_tween::baseline::{BaselineLoop, GpuLerpFloor};
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{
     Animatable, BuildError, Color, DelayType, Ease, Executor, LoopType, Motion, MotionWorld,
 };
-
-use super::floor::FloorKernel;
 
 /// Frame delta, seconds.
 pub const DT: f64 = 1.0 / 60.0;
@@ -241,7 +239,7 @@ pub struct Measured {
     pub bound: Timing,
     /// Motions bound in `bound`.
     pub bound_count: usize,
-    /// The floor: [`BaselineLoop`] (CPU) or [`FloorKernel`] (GPU).
+    /// The floor: [`BaselineLoop`] (CPU) or [`GpuLerpFloor`] (GPU).
     pub floor: Timing,
     /// A GPU error the run hit, if any.
     pub error: Option<String>,
@@ -304,7 +302,7 @@ pub fn run(
             })
         }
         Engine::Gpu(ctx) => {
-            let mut floor = FloorKernel::new(ctx, n);
+            let mut floor = GpuLerpFloor::new(ctx, n);
             measure(frames, || {
                 let t0 = Instant::now();
                 floor.step(DT as f32);

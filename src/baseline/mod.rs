@@ -16,6 +16,11 @@
 //! floor.step(0.5); // 0.5 s of a 2 s loop: t = 0.25, OutQuad = 0.4375, 0 → 10 gives 4.375
 //! assert_eq!(floor.outputs()[0], 4.375);
 //! ```
+//!
+//! The GPU executor's floor is [`GpuLerpFloor`]: a trivial lerp kernel on the same adapter.
+
+mod gpu;
+pub use gpu::GpuLerpFloor;
 
 /// Duration of one loop in the [`BaselineLoop::new`] configuration, seconds.
 pub const DURATION: f32 = 2.0;
