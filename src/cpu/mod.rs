@@ -2,11 +2,14 @@
 //! split across cores above a size threshold.
 
 mod batch;
+mod cache;
 pub mod evaluate;
 mod pool;
+mod segment;
 
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
+use cache::{Cache, CachePtr};
 use pool::WorkerPool;
 
 pub use evaluate::{progress, Progress};
@@ -19,6 +22,8 @@ const ROWS_PER_PART: usize = 16_384;
 pub(crate) struct CpuExecutor {
     threads: usize,
     pool: Option<WorkerPool>,
+    /// The segment cache, one entry per chunk of rows (see [`cache`]).
+    cache: Cache,
 }
 
 impl CpuExecutor {
@@ -27,6 +32,7 @@ impl CpuExecutor {
         Self {
             threads,
             pool: None,
+            cache: Cache::default(),
         }
     }
 
@@ -49,6 +55,8 @@ impl CpuExecutor {
     /// Writes every row's value at world clocks `now` into `rows.outputs`.
     pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64; 3]) {
         let len = rows.len();
+        self.sync_cache(rows);
+        let cache = self.cache.ptr();
         let parts = self.threads.min(len / ROWS_PER_PART).max(1);
         let [o0, o1, o2, o3] = &mut rows.outputs;
         let outputs = [
@@ -70,7 +78,7 @@ impl CpuExecutor {
         };
         if parts == 1 {
             // SAFETY: the whole range, on this thread only.
-            unsafe { evaluate_range(&inputs, outputs, 0..len, now) };
+            unsafe { evaluate_range(&inputs, outputs, cache, 0..len, now) };
             return;
         }
         let pool = self
@@ -82,10 +90,32 @@ impl CpuExecutor {
         pool.run(&|part| {
             let start = (part * chunk).min(len);
             let end = (start + chunk).min(len);
-            // SAFETY: parts write disjoint ranges of the output columns, which stay alive and
-            // unaliased until `run` returns.
-            unsafe { evaluate_range(&inputs, outputs, start..end, now) };
+            // SAFETY: parts write disjoint ranges of the output columns and disjoint chunks of
+            // the cache (ranges start on chunk multiples), which stay alive and unaliased
+            // until `run` returns.
+            unsafe { evaluate_range(&inputs, outputs, cache, start..end, now) };
         });
+    }
+}
+
+impl CpuExecutor {
+    /// Sizes the cache to the rows and drops the segments of the rows that changed.
+    fn sync_cache(&mut self, rows: &mut Rows) {
+        let len = rows.len();
+        self.cache.resize(len.div_ceil(batch::CHUNK));
+        let touched = &mut rows.touched;
+        if touched.all {
+            self.cache.invalidate();
+        } else {
+            for &i in &touched.rows {
+                let i = i as usize;
+                if i < len {
+                    self.cache.invalidate_row(i);
+                }
+            }
+        }
+        touched.all = false;
+        touched.rows.clear();
     }
 }
 
@@ -101,28 +131,37 @@ struct OutPtr(*mut f32);
 unsafe impl Send for OutPtr {}
 unsafe impl Sync for OutPtr {}
 
-/// Evaluates `range` of the rows into the same range of the output columns.
+/// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk.
 ///
 /// # Safety
-/// Every output column must have at least `range.end` elements, and no other thread may
-/// touch `range` of them during the call.
+/// `range.start` must be a multiple of [`batch::CHUNK`]; every output column must have at
+/// least `range.end` elements and the cache at least `range.end.div_ceil(CHUNK)` chunks; no
+/// other thread may touch `range` of the columns or those chunks during the call.
 unsafe fn evaluate_range(
     inputs: &Inputs<'_>,
     outputs: [OutPtr; 4],
+    cache: CachePtr,
     range: std::ops::Range<usize>,
     now: &[f64; 3],
 ) {
-    let len = range.len();
-    // SAFETY: per the contract, `range` of each column is ours alone and in bounds.
-    let start = range.start;
-    let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
-    let r = range.clone();
-    batch::evaluate(
-        &inputs.rows[range],
-        batch::Columns {
-            lanes: inputs.lanes.map(|l| &l[r.clone()]),
-            outputs: outputs.map(column),
-        },
-        now,
-    );
+    debug_assert_eq!(range.start % batch::CHUNK, 0);
+    for start in range.clone().step_by(batch::CHUNK) {
+        let end = (start + batch::CHUNK).min(range.end);
+        let len = end - start;
+        // SAFETY: per the contract, these elements and this chunk are ours alone and in
+        // bounds.
+        let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
+        let index = start / batch::CHUNK;
+        let chunk = unsafe { cache.chunk(index) };
+        cache::evaluate_chunk(
+            chunk,
+            index,
+            &inputs.rows[start..end],
+            batch::Columns {
+                lanes: inputs.lanes.map(|l| &l[start..end]),
+                outputs: outputs.map(column),
+            },
+            now,
+        );
+    }
 }
