@@ -136,6 +136,68 @@ impl CachePtr {
     }
 }
 
+impl CachePtr {
+    /// Prefetches what chunk `index`'s refresh will read, ahead of time, so that the misses
+    /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
+    /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
+    ///
+    /// # Safety
+    /// As [`chunk`](Self::chunk), for the duration of the call.
+    pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
+        // SAFETY: per the contract.
+        let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
+        if head.dirty || head.state != State::Fast {
+            return;
+        }
+        let w = now[head.kind as usize] - head.epoch;
+        if !(w >= 0.0 && w < head.rebase_at) {
+            return;
+        }
+        let w = w as f32;
+        if w < head.min_hi {
+            return;
+        }
+        match rows {
+            None => {
+                for line in hi.chunks(16) {
+                    prefetch(line.as_ptr());
+                }
+            }
+            Some(rows) => {
+                let mut bits = due_mask(hi, w, rows.len());
+                while bits != 0 {
+                    prefetch(&rows[bits.trailing_zeros() as usize]);
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
+}
+
+/// Bit `i` set where row `i` (of `n`) is at or past its segment's end: a branch-free pass (a
+/// branch per row mispredicts at random phases).
+#[inline(always)]
+fn due_mask(hi: &[f32; CHUNK], w: f32, n: usize) -> u64 {
+    let mut due = 0u64;
+    for (i, &hi) in hi[..n].iter().enumerate() {
+        due |= u64::from(w >= hi) << i;
+    }
+    due
+}
+
+/// Asks for the cache line at `p` without waiting for it.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// The per-chunk state of the cache.
 #[derive(Clone, Copy)]
 pub(crate) struct Head {
@@ -250,13 +312,15 @@ impl Chunk<'_> {
     }
 }
 
-/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`.
+/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
+/// `p` is scratch space (the caller's, so it is not zeroed per chunk).
 pub(crate) fn evaluate_chunk(
     mut chunk: Chunk<'_>,
     index: usize,
     rows: &[MotionRow],
     columns: Columns<'_>,
     now: &[f64; 3],
+    p: &mut [f32; CHUNK],
 ) {
     if chunk.head.dirty {
         chunk.head.classify(rows);
@@ -271,18 +335,17 @@ pub(crate) fn evaluate_chunk(
         chunk.rebase(w_abs, index);
         w = 0.0;
     }
-    let mut p = [0.0f32; CHUNK];
     let n = rows.len();
     if chunk.head.same_all {
         // A burst: one segment for the whole chunk.
-        eased(&chunk, w as f32, 1, &mut p);
+        eased(&chunk, w as f32, 1, p);
         let first = p[0];
         p[..n].fill(first);
     } else {
-        eased(&chunk, w as f32, n, &mut p);
+        eased(&chunk, w as f32, n, p);
     }
-    refresh(&mut chunk, index, rows, w_abs, w as f32, &mut p);
-    lerp_lanes(chunk.head, rows, columns, &p, now);
+    refresh(&mut chunk, index, rows, w_abs, w as f32, p);
+    lerp_lanes(chunk.head, rows, columns, p, now);
 }
 
 /// The eased progress of every row from its segment (garbage for rows past theirs, which
@@ -360,31 +423,73 @@ fn refresh(
         return;
     }
     let head = &mut *chunk.head;
-    let mut min_hi = f32::INFINITY;
+    let n = rows.len();
+    let due = due_mask(chunk.hi, w, n);
+    // Whether the rows still share one segment: a full refresh starts over from row 0, a
+    // partial one can only keep or lose it (a re-base starts over).
+    let full = due.count_ones() as usize == n;
+    let (mut same_r, mut same_all) = if full {
+        (true, true)
+    } else {
+        (head.same_r, head.same_all)
+    };
+    let first = due.trailing_zeros() as usize;
     let max_r = head.max_r;
-    for (i, row) in rows.iter().enumerate() {
-        if w >= chunk.hi[i] {
-            let at = progress(row, row.clock(w_abs));
-            p[i] = at.eased;
-            let s: Segment = segment::segment(row, w_abs, head.epoch, &at);
-            chunk.r[i] = s.r;
-            chunk.c[i] = s.c;
-            chunk.hi[i] = s.hi;
-            chunk.off[i] = s.off;
-            head.max_r = head.max_r.max(s.r.abs());
+    let mut bits = due;
+    // Rows made together share their timing, hence their progress and segment: one exact
+    // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
+    let mut last: Option<(&MotionRow, f32, Segment)> = None;
+    while bits != 0 {
+        // (Their rows were prefetched a chunk ago, see `CachePtr::prefetch`.)
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let row = &rows[i];
+        let (eased, s) = match last {
+            Some((prev, eased, s)) if same_timing(prev, row) => (eased, s),
+            _ => {
+                let at = progress(row, row.clock(w_abs));
+                let s = segment::segment(row, w_abs, head.epoch, &at);
+                last = Some((row, at.eased, s));
+                (at.eased, s)
+            }
+        };
+        p[i] = eased;
+        if full && i == first {
+            (chunk.r[0], chunk.c[0], chunk.off[0]) = (s.r, s.c, s.off);
         }
-        min_hi = min_hi.min(chunk.hi[i]);
+        let (r0, c0, off0) = (chunk.r[0], chunk.c[0], chunk.off[0]);
+        same_r &= s.r.to_bits() == r0.to_bits();
+        same_all &= same_r && s.c.to_bits() == c0.to_bits() && s.off.to_bits() == off0.to_bits();
+        chunk.r[i] = s.r;
+        chunk.c[i] = s.c;
+        chunk.hi[i] = s.hi;
+        chunk.off[i] = s.off;
+        head.max_r = head.max_r.max(s.r.abs());
     }
-    head.min_hi = min_hi;
+    head.min_hi = chunk.hi[..n].iter().fold(f32::INFINITY, |m, &h| m.min(h));
     if head.max_r > max_r {
         head.rebase_at = head.rebase_at.min(head.rebase_limit(index));
     }
-    // Shared segments (rows made together) are read once; compared by bits so that the
-    // shared value is every row's own.
-    let n = rows.len();
-    let same = |col: &[f32; CHUNK]| col[..n].iter().all(|v| v.to_bits() == col[0].to_bits());
-    head.same_r = same(chunk.r);
-    head.same_all = head.same_r && same(chunk.c) && same(chunk.off);
+    head.same_r = same_r;
+    head.same_all = same_all;
+}
+
+/// Whether two rows evaluate to the same progress at every world time: equal timing fields
+/// and the `flags` bits that [`progress`] reads (ease, loop and delay types, time kind).
+#[inline(always)]
+fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
+    let bits = |r: &MotionRow| {
+        [
+            r.base_hi.to_bits(),
+            r.base_lo.to_bits(),
+            r.speed.to_bits(),
+            r.duration.to_bits(),
+            r.delay.to_bits(),
+            r.loops as u32,
+            r.flags & (0x7ff | (3 << FLAG_TIME_KIND_SHIFT)),
+        ]
+    };
+    bits(a) == bits(b)
 }
 
 /// `out = lerp(from, to, p)` for every lane in use; other adapters per row after.
@@ -513,6 +618,7 @@ mod tests {
         let mut cache = Cache::default();
         cache.resize(rows.len().div_ceil(CHUNK));
         let mut outs = vec![vec![0.0f32; rows.len()]; 4];
+        let mut p = [0.0; CHUNK];
         for frame in 0..3000 {
             let step = rng.pick(&[1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0]);
             for w in &mut now {
@@ -548,6 +654,7 @@ mod tests {
                         ],
                     },
                     &now,
+                    &mut p,
                 );
             }
             for (i, row) in rows.iter().enumerate() {

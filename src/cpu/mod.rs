@@ -145,23 +145,48 @@ unsafe fn evaluate_range(
     now: &[f64; 3],
 ) {
     debug_assert_eq!(range.start % batch::CHUNK, 0);
+    let last = range.end.div_ceil(batch::CHUNK);
+    let mut p = [0.0; batch::CHUNK];
     for start in range.clone().step_by(batch::CHUNK) {
         let end = (start + batch::CHUNK).min(range.end);
+        // A refresh's reads miss (the hot loop does not touch them): ask for them two and
+        // one chunks ahead, the `hi` column then the rows it names.
+        let index = start / batch::CHUNK;
+        // SAFETY: chunks of this range, not the one in use.
+        unsafe {
+            if index + 2 < last {
+                cache.prefetch(index + 2, None, now);
+            }
+            if index + 1 < last {
+                let next = end..(end + batch::CHUNK).min(range.end);
+                cache.prefetch(index + 1, Some(&inputs.rows[next]), now);
+            }
+        }
         let len = end - start;
         // SAFETY: per the contract, these elements and this chunk are ours alone and in
         // bounds.
         let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
-        let index = start / batch::CHUNK;
+        let [o0, o1, o2, o3] = outputs;
+        let l = &inputs.lanes;
         let chunk = unsafe { cache.chunk(index) };
         cache::evaluate_chunk(
             chunk,
             index,
             &inputs.rows[start..end],
+            // Arrays spelled out: `array::map` was not inlined here.
             batch::Columns {
-                lanes: inputs.lanes.map(|l| &l[start..end]),
-                outputs: outputs.map(column),
+                lanes: [
+                    &l[0][start..end],
+                    &l[1][start..end],
+                    &l[2][start..end],
+                    &l[3][start..end],
+                    &l[4][start..end],
+                    &l[5][start..end],
+                ],
+                outputs: [column(o0), column(o1), column(o2), column(o3)],
             },
             now,
+            &mut p,
         );
     }
 }

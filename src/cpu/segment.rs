@@ -106,8 +106,9 @@ pub(crate) fn segment(row: &MotionRow, w: f64, epoch: f64, p: &Progress) -> Segm
     let (r, c, off) = match moving {
         Some(t0) if speed != 0.0 => {
             // x = (T − t0)/D with T = (epoch + w_rel − base)·speed.
-            let r = speed / duration;
-            let c = ((epoch - row.base()) * speed - t0) / duration;
+            let inv_duration = 1.0 / duration;
+            let r = speed * inv_duration;
+            let c = ((epoch - row.base()) * speed - t0) * inv_duration;
             let odd = k & 1 == 1;
             // The reference's linear progress here, folded like the segment.
             let (r, c, x) = match loop_type {
@@ -190,10 +191,11 @@ fn end_of(row: &MotionRow, w: f64, speed: f64, duration: f64, ta: f64, tb: f64) 
     }
     let base = row.base();
     // World time runs forward; a negative speed runs the motion clock backward.
+    let inv_speed = 1.0 / speed;
     let (lo, hi) = if speed > 0.0 {
-        (base + ta / speed, base + tb / speed)
+        (base + ta * inv_speed, base + tb * inv_speed)
     } else {
-        (base + tb / speed, base + ta / speed)
+        (base + tb * inv_speed, base + ta * inv_speed)
     };
     (w >= lo && w < hi).then_some(hi)
 }
