@@ -390,21 +390,21 @@ fn by_loop_with(
     match loop_type {
         // Flip: a mirrored loop is 1 − E.
         1 => {
-            for i in 0..n {
+            for (i, p) in p.iter_mut().enumerate() {
                 let e = f(x(i));
-                p[i] = if off[i] != 0.0 { 1.0 - e } else { e };
+                *p = if off[i] != 0.0 { 1.0 - e } else { e };
             }
         }
         // Incremental: E(1)·k + E.
         2 => {
-            for i in 0..n {
-                p[i] = off[i] + f(x(i));
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = off[i] + f(x(i));
             }
         }
         // Restart, and Yoyo (whose backward loops are folded into r and c).
         _ => {
-            for i in 0..n {
-                p[i] = f(x(i));
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = f(x(i));
             }
         }
     }
@@ -478,18 +478,15 @@ fn refresh(
 /// and the `flags` bits that [`progress`] reads (ease, loop and delay types, time kind).
 #[inline(always)]
 fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
-    let bits = |r: &MotionRow| {
-        [
-            r.base_hi.to_bits(),
-            r.base_lo.to_bits(),
-            r.speed.to_bits(),
-            r.duration.to_bits(),
-            r.delay.to_bits(),
-            r.loops as u32,
-            r.flags & (0x7ff | (3 << FLAG_TIME_KIND_SHIFT)),
-        ]
-    };
-    bits(a) == bits(b)
+    let mask = 0x7ff | (3 << FLAG_TIME_KIND_SHIFT);
+    // The base first: it is what differs between rows made at different times.
+    a.base_hi.to_bits() == b.base_hi.to_bits()
+        && a.base_lo.to_bits() == b.base_lo.to_bits()
+        && a.speed.to_bits() == b.speed.to_bits()
+        && a.duration.to_bits() == b.duration.to_bits()
+        && a.delay.to_bits() == b.delay.to_bits()
+        && a.loops == b.loops
+        && (a.flags ^ b.flags) & mask == 0
 }
 
 /// `out = lerp(from, to, p)` for every lane in use; other adapters per row after.
