@@ -178,11 +178,36 @@ impl CachePtr {
 /// branch per row mispredicts at random phases).
 #[inline(always)]
 fn due_mask(hi: &[f32; CHUNK], w: f32, n: usize) -> u64 {
+    // Eight at a time, which compiles to a compare and a move-mask per four.
     let mut due = 0u64;
-    for (i, &hi) in hi[..n].iter().enumerate() {
-        due |= u64::from(w >= hi) << i;
+    for (k, group) in hi.chunks_exact(8).enumerate() {
+        let mut byte = 0u64;
+        for (j, &hi) in group.iter().enumerate() {
+            byte |= u64::from(w >= hi) << j;
+        }
+        due |= byte << (8 * k);
+    }
+    // Entries past a short last chunk are stale.
+    if n < CHUNK {
+        due &= (1u64 << n) - 1;
     }
     due
+}
+
+/// The smallest of the first `n` of `hi`.
+#[inline(always)]
+fn min_of(hi: &[f32; CHUNK], n: usize) -> f32 {
+    if n < CHUNK {
+        return hi[..n].iter().fold(f32::INFINITY, |m, &h| m.min(h));
+    }
+    // Eight running minima (the `<` select compiles to `minps`), then one of eight.
+    let mut m = [f32::INFINITY; 8];
+    for group in hi.chunks_exact(8) {
+        for (m, &h) in m.iter_mut().zip(group) {
+            *m = if h < *m { h } else { *m };
+        }
+    }
+    m.iter().fold(f32::INFINITY, |a, &b| a.min(b))
 }
 
 /// Asks for the cache line at `p` without waiting for it.
@@ -466,7 +491,7 @@ fn refresh(
         chunk.off[i] = s.off;
         head.max_r = head.max_r.max(s.r.abs());
     }
-    head.min_hi = chunk.hi[..n].iter().fold(f32::INFINITY, |m, &h| m.min(h));
+    head.min_hi = min_of(chunk.hi, n);
     if head.max_r > max_r {
         head.rebase_at = head.rebase_at.min(head.rebase_limit(index));
     }
