@@ -1,5 +1,7 @@
-//! The CPU executor: evaluates every row's value into the output columns in one tight loop,
-//! split across cores above a size threshold.
+//! The CPU executor: evaluates every row's value into the output columns chunk by chunk,
+//! split across cores above a size threshold. Rows inside their cached segment (`cache`)
+//! take a short SIMD loop; the others, and chunks the cache does not serve, take the exact
+//! reference ([`progress`]) or the batch loop (`batch`).
 
 mod batch;
 mod cache;
@@ -15,7 +17,9 @@ use pool::WorkerPool;
 pub use evaluate::{progress, Progress};
 
 /// Rows per thread below which splitting costs more than it saves (waking a parked thread
-/// is ~10–30 µs; one row is a few ns). Measured with `benches/cpu.rs` on 2 cores.
+/// is ~10–30 µs; one row is 1–3 ns with the segment cache). Measured with `benches/cpu.rs`
+/// on 2 cores before the cache; at 100k rows the second thread now gains little or loses on
+/// a busy machine, so this may want raising.
 const ROWS_PER_PART: usize = 16_384;
 
 /// The CPU executor. Owned by a [`MotionWorld`](crate::MotionWorld).
