@@ -1,24 +1,33 @@
-//! The CPU executor: evaluates every row's value into the output columns in one tight loop,
-//! split across cores above a size threshold.
+//! The CPU executor: evaluates every row's value into the output columns chunk by chunk,
+//! split across cores above a size threshold. Rows inside their cached segment (`cache`)
+//! take a short SIMD loop; the others, and chunks the cache does not serve, take the exact
+//! reference ([`progress`]) or the batch loop (`batch`).
 
 mod batch;
+mod cache;
 pub mod evaluate;
 mod pool;
+mod segment;
 
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
+use cache::{Cache, CachePtr};
 use pool::WorkerPool;
 
 pub use evaluate::{progress, Progress};
 
 /// Rows per thread below which splitting costs more than it saves (waking a parked thread
-/// is ~10–30 µs; one row is a few ns). Measured with `benches/cpu.rs` on 2 cores.
+/// is ~10–30 µs; one row is 1–3 ns with the segment cache). Measured with `benches/cpu.rs`
+/// on 2 cores before the cache; at 100k rows the second thread now gains little or loses on
+/// a busy machine, so this may want raising.
 const ROWS_PER_PART: usize = 16_384;
 
 /// The CPU executor. Owned by a [`MotionWorld`](crate::MotionWorld).
 pub(crate) struct CpuExecutor {
     threads: usize,
     pool: Option<WorkerPool>,
+    /// The segment cache, one entry per chunk of rows (see [`cache`]).
+    cache: Cache,
 }
 
 impl CpuExecutor {
@@ -27,6 +36,7 @@ impl CpuExecutor {
         Self {
             threads,
             pool: None,
+            cache: Cache::default(),
         }
     }
 
@@ -49,6 +59,8 @@ impl CpuExecutor {
     /// Writes every row's value at world clocks `now` into `rows.outputs`.
     pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64; 3]) {
         let len = rows.len();
+        self.sync_cache(rows);
+        let cache = self.cache.ptr();
         let parts = self.threads.min(len / ROWS_PER_PART).max(1);
         let [o0, o1, o2, o3] = &mut rows.outputs;
         let outputs = [
@@ -71,7 +83,7 @@ impl CpuExecutor {
         };
         if parts == 1 {
             // SAFETY: the whole range, on this thread only.
-            unsafe { evaluate_range(&inputs, outputs, 0..len, now) };
+            unsafe { evaluate_range(&inputs, outputs, cache, 0..len, now) };
             return;
         }
         let pool = self
@@ -83,10 +95,32 @@ impl CpuExecutor {
         pool.run(&|part| {
             let start = (part * chunk).min(len);
             let end = (start + chunk).min(len);
-            // SAFETY: parts write disjoint ranges of the output columns, which stay alive and
-            // unaliased until `run` returns.
-            unsafe { evaluate_range(&inputs, outputs, start..end, now) };
+            // SAFETY: parts write disjoint ranges of the output columns and disjoint chunks of
+            // the cache (ranges start on chunk multiples), which stay alive and unaliased
+            // until `run` returns.
+            unsafe { evaluate_range(&inputs, outputs, cache, start..end, now) };
         });
+    }
+}
+
+impl CpuExecutor {
+    /// Sizes the cache to the rows and drops the segments of the rows that changed.
+    fn sync_cache(&mut self, rows: &mut Rows) {
+        let len = rows.len();
+        self.cache.resize(len.div_ceil(batch::CHUNK));
+        let touched = &mut rows.touched;
+        if touched.all {
+            self.cache.invalidate();
+        } else {
+            for &i in &touched.rows {
+                let i = i as usize;
+                if i < len {
+                    self.cache.invalidate_row(i);
+                }
+            }
+        }
+        touched.all = false;
+        touched.rows.clear();
     }
 }
 
@@ -104,29 +138,63 @@ struct OutPtr(*mut f32);
 unsafe impl Send for OutPtr {}
 unsafe impl Sync for OutPtr {}
 
-/// Evaluates `range` of the rows into the same range of the output columns.
+/// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk.
 ///
 /// # Safety
-/// Every output column must have at least `range.end` elements, and no other thread may
-/// touch `range` of them during the call.
+/// `range.start` must be a multiple of [`batch::CHUNK`]; every output column must have at
+/// least `range.end` elements and the cache at least `range.end.div_ceil(CHUNK)` chunks; no
+/// other thread may touch `range` of the columns or those chunks during the call.
 unsafe fn evaluate_range(
     inputs: &Inputs<'_>,
     outputs: [OutPtr; 4],
+    cache: CachePtr,
     range: std::ops::Range<usize>,
     now: &[f64; 3],
 ) {
-    let len = range.len();
-    // SAFETY: per the contract, `range` of each column is ours alone and in bounds.
-    let start = range.start;
-    let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
-    let r = range.clone();
-    batch::evaluate(
-        &inputs.rows[range],
-        batch::Columns {
-            lanes: inputs.lanes.map(|l| &l[r.clone()]),
-            outputs: outputs.map(column),
-            keys: inputs.keys,
-        },
-        now,
-    );
+    debug_assert_eq!(range.start % batch::CHUNK, 0);
+    let last = range.end.div_ceil(batch::CHUNK);
+    let mut p = [0.0; batch::CHUNK];
+    for start in range.clone().step_by(batch::CHUNK) {
+        let end = (start + batch::CHUNK).min(range.end);
+        // A refresh's reads miss (the hot loop does not touch them): ask for them two and
+        // one chunks ahead, the `hi` column then the rows it names.
+        let index = start / batch::CHUNK;
+        // SAFETY: chunks of this range, not the one in use.
+        unsafe {
+            if index + 2 < last {
+                cache.prefetch(index + 2, None, now);
+            }
+            if index + 1 < last {
+                let next = end..(end + batch::CHUNK).min(range.end);
+                cache.prefetch(index + 1, Some(&inputs.rows[next]), now);
+            }
+        }
+        let len = end - start;
+        // SAFETY: per the contract, these elements and this chunk are ours alone and in
+        // bounds.
+        let column = |c: OutPtr| unsafe { std::slice::from_raw_parts_mut(c.0.add(start), len) };
+        let [o0, o1, o2, o3] = outputs;
+        let l = &inputs.lanes;
+        let chunk = unsafe { cache.chunk(index) };
+        cache::evaluate_chunk(
+            chunk,
+            index,
+            &inputs.rows[start..end],
+            // Arrays spelled out: `array::map` was not inlined here.
+            batch::Columns {
+                lanes: [
+                    &l[0][start..end],
+                    &l[1][start..end],
+                    &l[2][start..end],
+                    &l[3][start..end],
+                    &l[4][start..end],
+                    &l[5][start..end],
+                ],
+                outputs: [column(o0), column(o1), column(o2), column(o3)],
+                keys: inputs.keys,
+            },
+            now,
+            &mut p,
+        );
+    }
 }

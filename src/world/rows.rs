@@ -29,6 +29,31 @@ pub(crate) struct Rows {
     pub mirror: Option<MirrorLog>,
     /// The keys of the animation curves of the rows (freed with their row).
     pub curves: crate::curve::CurvePool,
+    /// Rows changed since the CPU executor's segment cache last looked.
+    pub touched: Touched,
+}
+
+/// Indices of rows pushed, re-anchored or moved since the CPU executor last drained the log
+/// (it caches per-row state derived from the rows). Bounded: past a limit, or on `clear`, it
+/// says "everything" instead, so a world on another executor never grows it.
+#[derive(Default)]
+pub(crate) struct Touched {
+    pub rows: Vec<u32>,
+    pub all: bool,
+}
+
+impl Touched {
+    fn mark(&mut self, index: u32, len: usize) {
+        if self.all {
+            return;
+        }
+        if self.rows.len() >= (len / 4).max(1024) {
+            self.all = true;
+            self.rows.clear();
+        } else {
+            self.rows.push(index);
+        }
+    }
 }
 
 /// What changed in the rows since the GPU mirror was last synchronised.
@@ -97,6 +122,7 @@ impl Rows {
             column.push(value);
         }
         self.slot_of.push(slot);
+        self.touched.mark(index, self.rows.len());
         if let Some(log) = &mut self.mirror {
             log.origin.push(DIRTY);
             log.touched.push(index);
@@ -107,6 +133,7 @@ impl Rows {
     /// Replaces a row's timing (re-anchoring).
     pub fn set_row(&mut self, index: u32, row: MotionRow) {
         self.rows[index as usize] = row;
+        self.touched.mark(index, self.rows.len());
         if let Some(log) = &mut self.mirror {
             log.origin[index as usize] = DIRTY;
             log.touched.push(index);
@@ -139,6 +166,9 @@ impl Rows {
             column.swap_remove(i);
         }
         self.slot_of.swap_remove(i);
+        if i < self.rows.len() {
+            self.touched.mark(index, self.rows.len());
+        }
         if let Some(log) = &mut self.mirror {
             log.origin.swap_remove(i);
             if i < log.origin.len() {
@@ -230,6 +260,8 @@ impl Rows {
             column.clear();
         }
         self.slot_of.clear();
+        self.touched.all = true;
+        self.touched.rows.clear();
         if let Some(log) = &mut self.mirror {
             log.origin.clear();
             log.touched.clear();

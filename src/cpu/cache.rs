@@ -1,0 +1,557 @@
+//! The segment cache: per chunk of 64 rows, each row's current [`Segment`] in compact f32
+//! columns relative to the chunk's epoch, so that an update of a row inside its segment reads
+//! 8 bytes of cache (`r`, `c`) and its lane pair instead of the 32-byte row, and evaluates
+//! `x = w·r + c`, the ease and the lerp instead of the f64 clock and loop arithmetic.
+//!
+//! Rows outside their segment (loop ends, completion, new or re-anchored rows) take the exact
+//! path, [`progress`], which also gives them their next segment. A chunk whose rows do not
+//! share an ease, a loop type and a time kind, or that has rows the cache does not serve
+//! (parametric eases, Circ eases, sequence children), keeps the batch path ([`super::batch`]).
+
+use super::batch::{self, Columns, CHUNK};
+use super::evaluate::progress;
+use super::segment::{self, Segment};
+use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
+// A sequence child's row is not its own clock (the world overwrites its value after the
+// executor's pass): never cached.
+use crate::row::FLAG_CHILD;
+use crate::row::{MotionRow, FLAG_ADAPTER_SHIFT, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT};
+use crate::value::{lerp, row_value};
+
+/// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
+/// f32 relative times precise to < 4e-6 s (see `segment::TIME_MARGIN`).
+pub(crate) const REBASE_MAX_S: f64 = 32.0;
+
+/// Re-base once `w_rel · max|r|` (progress units) reaches this: bounds the rounding error of
+/// `x = w·r + c` to about `3·PRECISION_SPAN·2⁻²⁴ ≈ 1e-6`, well inside the conformance
+/// tolerance even for the steepest standard ease (Elastic, slope ≈ 30).
+const PRECISION_SPAN: f64 = 4.0;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Served by the cache.
+    Fast,
+    /// Served by the batch path.
+    Slow,
+}
+
+/// One f32 per row of a chunk, on its own cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Column(pub [f32; CHUNK]);
+
+/// The cache, as columns of chunks: the hot loop reads only `heads` (one line per chunk),
+/// `c` and, where the rows do not share one, `r`; `hi` and `off` are read at segment ends
+/// and for Flip and Incremental.
+#[derive(Default)]
+pub(crate) struct Cache {
+    pub heads: Vec<Head>,
+    pub r: Vec<Column>,
+    pub c: Vec<Column>,
+    pub hi: Vec<Column>,
+    pub off: Vec<Column>,
+}
+
+impl Cache {
+    /// `chunks` chunks; new ones start unclassified.
+    pub fn resize(&mut self, chunks: usize) {
+        // Shrink with hysteresis (as the rows do); growing only when the rows grow keeps
+        // steady-state updates free of allocation.
+        if self.heads.capacity() > 64 && chunks * 4 <= self.heads.capacity() {
+            let target = (chunks * 2).max(64);
+            self.heads.truncate(chunks);
+            self.heads.shrink_to(target);
+            for column in [&mut self.r, &mut self.c, &mut self.hi, &mut self.off] {
+                column.truncate(chunks);
+                column.shrink_to(target);
+            }
+        }
+        self.heads.resize(chunks, Head::default());
+        let zero = Column([0.0; CHUNK]);
+        self.r.resize(chunks, zero);
+        self.c.resize(chunks, zero);
+        self.hi.resize(chunks, Column([f32::NEG_INFINITY; CHUNK]));
+        self.off.resize(chunks, zero);
+    }
+
+    /// Row `i` changed.
+    pub fn invalidate_row(&mut self, i: usize) {
+        let head = &mut self.heads[i / CHUNK];
+        head.dirty = true;
+        head.min_hi = f32::NEG_INFINITY;
+        self.hi[i / CHUNK].0[i % CHUNK] = f32::NEG_INFINITY;
+    }
+
+    /// Anything may have changed.
+    pub fn invalidate(&mut self) {
+        for head in &mut self.heads {
+            head.dirty = true;
+            head.rebase_at = -1.0; // re-based (every row refreshed) on next use
+        }
+    }
+
+    /// Raw pointers for parts that each use their own chunks.
+    pub fn ptr(&mut self) -> CachePtr {
+        CachePtr {
+            heads: self.heads.as_mut_ptr(),
+            r: self.r.as_mut_ptr(),
+            c: self.c.as_mut_ptr(),
+            hi: self.hi.as_mut_ptr(),
+            off: self.off.as_mut_ptr(),
+        }
+    }
+}
+
+/// [`Cache`]'s columns, shared by parts that each use their own chunks.
+#[derive(Clone, Copy)]
+pub(crate) struct CachePtr {
+    heads: *mut Head,
+    r: *mut Column,
+    c: *mut Column,
+    hi: *mut Column,
+    off: *mut Column,
+}
+// SAFETY: only dereferenced at disjoint chunks (see `CachePtr::chunk`).
+unsafe impl Send for CachePtr {}
+unsafe impl Sync for CachePtr {}
+
+impl CachePtr {
+    /// Chunk `index`.
+    ///
+    /// # Safety
+    /// `index` must be in bounds of the cache this came from, which must outlive `'a`, and
+    /// nothing else may use that chunk during `'a`.
+    pub unsafe fn chunk<'a>(self, index: usize) -> Chunk<'a> {
+        // SAFETY: per the contract.
+        unsafe {
+            Chunk {
+                head: &mut *self.heads.add(index),
+                r: &mut (*self.r.add(index)).0,
+                c: &mut (*self.c.add(index)).0,
+                hi: &mut (*self.hi.add(index)).0,
+                off: &mut (*self.off.add(index)).0,
+            }
+        }
+    }
+}
+
+impl CachePtr {
+    /// Prefetches what chunk `index`'s refresh will read, ahead of time, so that the misses
+    /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
+    /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
+    ///
+    /// # Safety
+    /// As [`chunk`](Self::chunk), for the duration of the call.
+    pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
+        // SAFETY: per the contract.
+        let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
+        if head.dirty || head.state != State::Fast {
+            return;
+        }
+        let w = now[head.kind as usize] - head.epoch;
+        if !(w >= 0.0 && w < head.rebase_at) {
+            return;
+        }
+        let w = w as f32;
+        if w < head.min_hi {
+            return;
+        }
+        match rows {
+            None => {
+                for line in hi.chunks(16) {
+                    prefetch(line.as_ptr());
+                }
+            }
+            Some(rows) => {
+                let mut bits = due_mask(hi, w, rows.len());
+                while bits != 0 {
+                    prefetch(&rows[bits.trailing_zeros() as usize]);
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
+}
+
+/// Bit `i` set where row `i` (of `n`) is at or past its segment's end: a branch-free pass (a
+/// branch per row mispredicts at random phases).
+#[inline(always)]
+fn due_mask(hi: &[f32; CHUNK], w: f32, n: usize) -> u64 {
+    // Eight at a time, which compiles to a compare and a move-mask per four.
+    let mut due = 0u64;
+    for (k, group) in hi.chunks_exact(8).enumerate() {
+        let mut byte = 0u64;
+        for (j, &hi) in group.iter().enumerate() {
+            byte |= u64::from(w >= hi) << j;
+        }
+        due |= byte << (8 * k);
+    }
+    // Entries past a short last chunk are stale.
+    if n < CHUNK {
+        due &= (1u64 << n) - 1;
+    }
+    due
+}
+
+/// The smallest of the first `n` of `hi`.
+#[inline(always)]
+fn min_of(hi: &[f32; CHUNK], n: usize) -> f32 {
+    if n < CHUNK {
+        return hi[..n].iter().fold(f32::INFINITY, |m, &h| m.min(h));
+    }
+    // Eight running minima (the `<` select compiles to `minps`), then one of eight.
+    let mut m = [f32::INFINITY; 8];
+    for group in hi.chunks_exact(8) {
+        for (m, &h) in m.iter_mut().zip(group) {
+            *m = if h < *m { h } else { *m };
+        }
+    }
+    m.iter().fold(f32::INFINITY, |a, &b| a.min(b))
+}
+
+/// Asks for the cache line at `p` without waiting for it.
+#[inline(always)]
+fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// The per-chunk state of the cache.
+#[derive(Clone, Copy)]
+pub(crate) struct Head {
+    epoch: f64,
+    /// Relative world time at which the chunk is re-based.
+    rebase_at: f64,
+    /// Smallest `hi` of the chunk: below it no row needs the exact path.
+    min_hi: f32,
+    /// Largest `|r|` since the last re-base.
+    max_r: f32,
+    state: State,
+    /// Rows changed since `state` was decided.
+    dirty: bool,
+    /// Every row has `r[0]` (and `c[0]`, `off[0]`): read one instead of the columns.
+    same_r: bool,
+    same_all: bool,
+    /// Time kind, ease and loop type bits of every row (Fast only).
+    kind: u8,
+    ease: u8,
+    loop_type: u8,
+    multi_lane: bool,
+    non_lerp: bool,
+}
+
+impl Default for Head {
+    fn default() -> Self {
+        Self {
+            epoch: 0.0,
+            rebase_at: -1.0,
+            min_hi: f32::NEG_INFINITY,
+            max_r: 0.0,
+            state: State::Slow,
+            dirty: true,
+            same_r: false,
+            same_all: false,
+            kind: 0,
+            ease: 0,
+            loop_type: 0,
+            multi_lane: false,
+            non_lerp: false,
+        }
+    }
+}
+
+/// One chunk of the cache.
+pub(crate) struct Chunk<'a> {
+    head: &'a mut Head,
+    r: &'a mut [f32; CHUNK],
+    c: &'a mut [f32; CHUNK],
+    hi: &'a mut [f32; CHUNK],
+    off: &'a mut [f32; CHUNK],
+}
+
+impl Head {
+    /// Decides Fast or Slow from the rows.
+    fn classify(&mut self, rows: &[MotionRow]) {
+        let first = rows[0].flags;
+        let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
+        let key_mask = 0x3ff | (3 << FLAG_TIME_KIND_SHIFT); // ease, loop type, time kind
+        for r in rows {
+            differ |= (r.flags ^ first) & key_mask;
+            lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
+            adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
+            excluded |= r.flags & FLAG_CHILD != 0;
+        }
+        let ease = first & 0xff;
+        // Circ eases have an infinite slope at their ends, where the segment's rounding
+        // (≈1e-6 in x) would show; parametric ones read their parameter lanes.
+        let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc]
+            .iter()
+            .any(|&e| e as u32 == ease);
+        let fast = differ == 0 && !excluded && !circ && ease < PARAMETRIC_BASE;
+        let key = (
+            ((first >> FLAG_TIME_KIND_SHIFT) & 3) as u8,
+            ease as u8,
+            ((first >> 8) & 3) as u8,
+        );
+        let same = self.state == State::Fast && key == (self.kind, self.ease, self.loop_type);
+        if !same {
+            // Segments made for other rows (or none): refresh every row on first use.
+            self.rebase_at = -1.0;
+        }
+        (self.kind, self.ease, self.loop_type) = key;
+        self.multi_lane = lanes != 0;
+        self.non_lerp = adapters != 0;
+        self.state = if fast { State::Fast } else { State::Slow };
+        self.dirty = false;
+    }
+
+    /// Re-base limit for the current `max_r`, with a per-chunk stretch so that chunks made
+    /// together do not all re-base (refresh every row) in the same update.
+    fn rebase_limit(&self, index: usize) -> f64 {
+        let jitter = 1.0 + ((index * 7) % 16) as f64 / 32.0;
+        let span = if self.max_r > 0.0 {
+            (PRECISION_SPAN / f64::from(self.max_r)).min(REBASE_MAX_S)
+        } else {
+            REBASE_MAX_S
+        };
+        span * jitter
+    }
+}
+
+impl Chunk<'_> {
+    /// Moves the epoch to `w` (absolute): every segment is dropped (refreshed on this update).
+    fn rebase(&mut self, w: f64, index: usize) {
+        let head = &mut *self.head;
+        head.epoch = w;
+        *self.hi = [f32::NEG_INFINITY; CHUNK];
+        head.min_hi = f32::NEG_INFINITY;
+        head.max_r = 0.0;
+        head.rebase_at = head.rebase_limit(index);
+    }
+}
+
+/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
+/// `p` is scratch space (the caller's, so it is not zeroed per chunk).
+pub(crate) fn evaluate_chunk(
+    mut chunk: Chunk<'_>,
+    index: usize,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    now: &[f64; 3],
+    p: &mut [f32; CHUNK],
+) {
+    if chunk.head.dirty {
+        chunk.head.classify(rows);
+    }
+    if chunk.head.state == State::Slow {
+        batch::evaluate(rows, columns, now);
+        return;
+    }
+    let w_abs = now[chunk.head.kind as usize];
+    let mut w = w_abs - chunk.head.epoch;
+    if !(w >= 0.0 && w < chunk.head.rebase_at) {
+        chunk.rebase(w_abs, index);
+        w = 0.0;
+    }
+    let n = rows.len();
+    if chunk.head.same_all {
+        // A burst: one segment for the whole chunk.
+        eased(&chunk, w as f32, 1, p);
+        let first = p[0];
+        p[..n].fill(first);
+    } else {
+        eased(&chunk, w as f32, n, p);
+    }
+    refresh(&mut chunk, index, rows, w_abs, w as f32, p);
+    lerp_lanes(chunk.head, rows, columns, p, now);
+}
+
+/// The eased progress of every row from its segment (garbage for rows past theirs, which
+/// [`refresh`] overwrites). One monomorphic loop per (ease, loop type).
+fn eased(chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
+    macro_rules! dispatch {
+        ($($ease:ident),*) => {
+            match Ease::from_bits(u32::from(chunk.head.ease)) {
+                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, n, p),)*
+                None => by_loop(|x| x, chunk, w, n, p),
+            }
+        };
+    }
+    with_every_ease!(dispatch);
+}
+
+#[inline(always)]
+fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
+    let (p, c, off) = (&mut p[..n], &chunk.c[..n], &chunk.off[..n]);
+    if chunk.head.same_r {
+        // One `w·r` for the chunk (the same product as per row): only `c` is read.
+        let wr = w * chunk.r[0];
+        by_loop_with(&f, chunk.head.loop_type, p, c, off, |_| wr);
+    } else {
+        let r = &chunk.r[..n];
+        by_loop_with(&f, chunk.head.loop_type, p, c, off, |i| w * r[i]);
+    }
+}
+
+#[inline(always)]
+fn by_loop_with(
+    f: impl Fn(f32) -> f32,
+    loop_type: u8,
+    p: &mut [f32],
+    c: &[f32],
+    off: &[f32],
+    wr: impl Fn(usize) -> f32,
+) {
+    let n = p.len();
+    let (c, off) = (&c[..n], &off[..n]);
+    let x = |i: usize| (wr(i) + c[i]).clamp(0.0, 1.0);
+    match loop_type {
+        // Flip: a mirrored loop is 1 − E.
+        1 => {
+            for (i, p) in p.iter_mut().enumerate() {
+                let e = f(x(i));
+                *p = if off[i] != 0.0 { 1.0 - e } else { e };
+            }
+        }
+        // Incremental: E(1)·k + E.
+        2 => {
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = off[i] + f(x(i));
+            }
+        }
+        // Restart, and Yoyo (whose backward loops are folded into r and c).
+        _ => {
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = f(x(i));
+            }
+        }
+    }
+}
+
+/// Rows at or past the end of their segment: the exact path, and their next segment.
+fn refresh(
+    chunk: &mut Chunk<'_>,
+    index: usize,
+    rows: &[MotionRow],
+    w_abs: f64,
+    w: f32,
+    p: &mut [f32; CHUNK],
+) {
+    if w < chunk.head.min_hi {
+        return;
+    }
+    let head = &mut *chunk.head;
+    let n = rows.len();
+    let due = due_mask(chunk.hi, w, n);
+    // Whether the rows still share one segment: a full refresh starts over from row 0, a
+    // partial one can only keep or lose it (a re-base starts over).
+    let full = due.count_ones() as usize == n;
+    let (mut same_r, mut same_all) = if full {
+        (true, true)
+    } else {
+        (head.same_r, head.same_all)
+    };
+    let first = due.trailing_zeros() as usize;
+    let max_r = head.max_r;
+    let mut bits = due;
+    // Rows made together share their timing, hence their progress and segment: one exact
+    // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
+    let mut last: Option<(&MotionRow, f32, Segment)> = None;
+    while bits != 0 {
+        // (Their rows were prefetched a chunk ago, see `CachePtr::prefetch`.)
+        let i = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let row = &rows[i];
+        let (eased, s) = match last {
+            Some((prev, eased, s)) if same_timing(prev, row) => (eased, s),
+            _ => {
+                let at = progress(row, row.clock(w_abs));
+                let s = segment::segment(row, w_abs, head.epoch, &at);
+                last = Some((row, at.eased, s));
+                (at.eased, s)
+            }
+        };
+        p[i] = eased;
+        if full && i == first {
+            (chunk.r[0], chunk.c[0], chunk.off[0]) = (s.r, s.c, s.off);
+        }
+        let (r0, c0, off0) = (chunk.r[0], chunk.c[0], chunk.off[0]);
+        same_r &= s.r.to_bits() == r0.to_bits();
+        same_all &= same_r && s.c.to_bits() == c0.to_bits() && s.off.to_bits() == off0.to_bits();
+        chunk.r[i] = s.r;
+        chunk.c[i] = s.c;
+        chunk.hi[i] = s.hi;
+        chunk.off[i] = s.off;
+        head.max_r = head.max_r.max(s.r.abs());
+    }
+    head.min_hi = min_of(chunk.hi, n);
+    if head.max_r > max_r {
+        head.rebase_at = head.rebase_at.min(head.rebase_limit(index));
+    }
+    head.same_r = same_r;
+    head.same_all = same_all;
+}
+
+/// Whether two rows evaluate to the same progress at every world time: equal timing fields
+/// and the `flags` bits that [`progress`] reads (ease, loop and delay types, time kind).
+#[inline(always)]
+fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
+    let mask = 0x7ff | (3 << FLAG_TIME_KIND_SHIFT);
+    // The base first: it is what differs between rows made at different times.
+    a.base_hi.to_bits() == b.base_hi.to_bits()
+        && a.base_lo.to_bits() == b.base_lo.to_bits()
+        && a.speed.to_bits() == b.speed.to_bits()
+        && a.duration.to_bits() == b.duration.to_bits()
+        && a.delay.to_bits() == b.delay.to_bits()
+        && a.loops == b.loops
+        && (a.flags ^ b.flags) & mask == 0
+}
+
+/// `out = lerp(from, to, p)` for every lane in use; other adapters per row after.
+fn lerp_lanes(
+    chunk: &Head,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    p: &[f32; CHUNK],
+    now: &[f64; 3],
+) {
+    let Columns { lanes, outputs, .. } = columns;
+    let n = rows.len();
+    let [out0, out1, out2, out3] = outputs;
+    for ((o, pair), &p) in out0.iter_mut().zip(lanes[0]).zip(&p[..n]) {
+        *o = lerp(pair[0], pair[1], p);
+    }
+    if chunk.multi_lane {
+        // A row's unused lanes have pairs (0, 0), so their outputs stay 0.
+        let columns: [&mut [f32]; 3] = [&mut *out1, &mut *out2, &mut *out3];
+        for (column, pairs) in columns.into_iter().zip(&lanes[1..4]) {
+            for ((o, pair), &p) in column.iter_mut().zip(*pairs).zip(&p[..n]) {
+                *o = lerp(pair[0], pair[1], p);
+            }
+        }
+    }
+    if chunk.non_lerp {
+        // Slerp, nlerp, punch and shake: the scalar mirror of the WGSL, from this p.
+        for (i, row) in rows.iter().enumerate() {
+            if row.adapter_bits() == 0 {
+                continue;
+            }
+            let pairs = [lanes[0][i], lanes[1][i], lanes[2][i], lanes[3][i]];
+            let value = row_value(row, pairs, p[i], now[chunk.kind as usize]);
+            out0[i] = value[0];
+            out1[i] = value[1];
+            out2[i] = value[2];
+            out3[i] = value[3];
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;
