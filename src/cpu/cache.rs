@@ -12,10 +12,11 @@ use super::batch::{self, Columns, CHUNK};
 use super::evaluate::progress;
 use super::segment::{self, Segment};
 use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
-// A sequence child's row is not its own clock (the world overwrites its value after the
-// executor's pass): never cached.
-use crate::row::FLAG_CHILD;
-use crate::row::{MotionRow, FLAG_ADAPTER_SHIFT, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT};
+// FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
+// after the executor's pass), so it is never cached.
+use crate::row::{
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
+};
 use crate::value::{lerp, row_value};
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
