@@ -9,9 +9,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use glam::{Quat, Vec3};
 use wgpu_tween::baseline::BaselineLoop;
-use wgpu_tween::{Color, Ease, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
+
+mod common;
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -154,33 +155,11 @@ fn create(c: &mut Criterion) {
     group.finish();
 }
 
-/// A world of `n` staggered looping OutQuad motions, all `f32` or (`mixed`) a quarter each
-/// of `f32`, `Vec3`, `Quat` (slerp) and `Color`, interleaved in creation order.
+/// A one-thread world of `common::fill_typed`.
 fn typed_world(n: usize, mixed: bool) -> MotionWorld {
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
-    world.reserve(n);
-    let q1 = Quat::from_rotation_y(2.0);
-    for i in 0..n {
-        let kind = if mixed { i % 4 } else { 0 };
-        macro_rules! run {
-            ($m:expr) => {
-                $m.ease(Ease::OutQuad)
-                    .loops(-1, LoopType::Restart)
-                    .run(&mut world)
-                    .expect("valid motion")
-            };
-        }
-        let h = match kind {
-            0 => run!(Motion::new(0.0f32, 10.0, 2.0)),
-            1 => run!(Motion::new(Vec3::ZERO, Vec3::ONE, 2.0)),
-            2 => run!(Motion::new(Quat::IDENTITY, q1, 2.0)),
-            _ => run!(Motion::new(Color::BLACK, Color::WHITE, 2.0)),
-        };
-        world
-            .set_time(h, (i % 1000) as f64 * 0.002)
-            .expect("live motion");
-    }
+    common::fill_typed(&mut world, n, mixed);
     world
 }
 

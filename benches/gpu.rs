@@ -29,6 +29,8 @@ use wgpu_tween::baseline::GpuLerpFloor;
 use wgpu_tween::gpu::{GpuContext, ReadbackMode};
 use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionWorld};
 
+mod common;
+
 const DT: f64 = 1.0 / 60.0;
 
 // ------------------------------------------------------------------ counting allocator
@@ -246,35 +248,11 @@ fn readback(c: &mut Criterion) {
     }
 }
 
-/// A GPU-executor world of `n` staggered looping OutQuad motions: all `f32`, or (`mixed`) a
-/// quarter each of `f32`, `Vec3`, `Quat` and `Color`, interleaved so that every workgroup
-/// mixes them.
+/// A GPU-executor world of `common::fill_typed`, updated once (the upload of every row).
 fn typed_world(ctx: &GpuContext, n: usize, mixed: bool) -> MotionWorld {
-    use glam::{Quat, Vec3};
-    use wgpu_tween::Color;
     let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
     world.set_executor(Executor::Gpu).expect("GPU executor");
-    world.reserve(n);
-    let q1 = Quat::from_rotation_y(2.0);
-    for i in 0..n {
-        macro_rules! run {
-            ($m:expr) => {
-                $m.ease(Ease::OutQuad)
-                    .loops(-1, LoopType::Restart)
-                    .run(&mut world)
-                    .expect("valid motion")
-            };
-        }
-        let h = match if mixed { i % 4 } else { 0 } {
-            0 => run!(Motion::new(0.0f32, 10.0, 2.0)),
-            1 => run!(Motion::new(Vec3::ZERO, Vec3::ONE, 2.0)),
-            2 => run!(Motion::new(Quat::IDENTITY, q1, 2.0)),
-            _ => run!(Motion::new(Color::BLACK, Color::WHITE, 2.0)),
-        };
-        world
-            .set_time(h, (i % 1000) as f64 * 0.002)
-            .expect("live motion");
-    }
+    common::fill_typed(&mut world, n, mixed);
     world.update(DT).expect("update");
     wait(ctx);
     world
