@@ -607,3 +607,59 @@ fn a_sequence_eased_by_a_curve_or_parametric_ease_times_its_children() {
         }
     }
 }
+
+#[test]
+fn children_follow_their_sequences_through_swap_removes() {
+    // Sequences interleaved with plain motions that end or are cancelled at random, so rows
+    // (sequences' included) move by swap-remove every few updates; every child's bound value
+    // must still be its linear value at its sequence's time.
+    for exec in executors() {
+        let mut world = exec.world();
+        let mut rng = common::Rng(0x5e9_u64);
+        let mut fillers = Vec::new();
+        // (cell, sequence start time, position, duration, from, to)
+        let mut children = Vec::new();
+        for s in 0..24 {
+            for _ in 0..rng.below(4) {
+                let d = rng.range(0.05, 1.0) as f32;
+                fillers.push(Motion::new(0.0f32, 1.0, d).run(&mut world).unwrap());
+            }
+            let mut sequence = Sequence::new();
+            let mut tail = 0.0;
+            for c in 0..1 + rng.below(3) {
+                let (d, from) = (rng.range(0.2, 1.0) as f32, (s * 10 + c) as f32);
+                let cell = Arc::new(Mutex::new(f32::NAN));
+                let sink = Arc::clone(&cell);
+                let h = Motion::new(from, from + 1.0, d)
+                    .bind(&mut world, move |v: f32| *sink.lock().unwrap() = v)
+                    .unwrap();
+                sequence = sequence.append(h);
+                children.push((cell, f64::from(tail), f64::from(d), f64::from(from)));
+                tail += d;
+            }
+            sequence.run(&mut world).unwrap();
+        }
+        let mut t = 0.0;
+        for frame in 0..40 {
+            // Cancel a few fillers (most have ended by themselves already).
+            for _ in 0..2 {
+                if !fillers.is_empty() {
+                    let h = fillers.swap_remove(rng.below(fillers.len()));
+                    world.try_cancel(h);
+                }
+            }
+            world.update(0.07).unwrap();
+            t += 0.07;
+            for (cell, position, duration, from) in &children {
+                let want = linear_at(t, *position, *duration, *from, from + 1.0);
+                let got = f64::from(*cell.lock().unwrap());
+                // Values bind until their sequence ends; afterwards they keep the end value.
+                assert!(
+                    (got - want).abs() < 1e-4,
+                    "{} frame {frame} t={t:.2}: child at {position} got {got}, want {want}",
+                    exec.name()
+                );
+            }
+        }
+    }
+}
