@@ -10,7 +10,7 @@ mod common;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use wgpu_tween::{CallbackKind, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{CallbackKind, LoopType, Motion, MotionCommands, MotionHandle, MotionWorld};
 
 use common::{quiet_intentional_panics, INTENTIONAL};
 
@@ -58,6 +58,24 @@ fn observed(motion: Motion<f32>, probe: &Arc<Probe>) -> Motion<f32> {
 fn recorder(probe: &Arc<Probe>) -> impl FnMut(f32) + Send + 'static {
     let p = probe.clone();
     move |v| p.binds.lock().unwrap().push(v)
+}
+
+/// Adds a motion P (0 → 1 over 10 s) whose bind, in every update once Q's handle is in the
+/// returned cell, runs `act(commands, Q)`: the "another motion's callback changes Q" setup.
+fn commander(
+    world: &mut MotionWorld,
+    mut act: impl FnMut(&MotionCommands, MotionHandle) + Send + 'static,
+) -> Arc<OnceLock<MotionHandle>> {
+    let q_handle: Arc<OnceLock<MotionHandle>> = Arc::default();
+    let (cell, commands) = (q_handle.clone(), world.commands());
+    Motion::new(0.0f32, 1.0, 10.0)
+        .bind(world, move |_| {
+            if let Some(&q) = cell.get() {
+                act(&commands, q);
+            }
+        })
+        .unwrap();
+    q_handle
 }
 
 fn assert_close(got: f32, want: f32) {
@@ -319,18 +337,7 @@ fn bind_completing_a_later_motion_fires_its_complete_once() {
 #[test]
 fn complete_from_bind_on_the_frame_of_natural_completion() {
     let mut world = MotionWorld::new();
-    let commands = world.commands();
-    let q_handle: Arc<OnceLock<MotionHandle>> = Arc::default();
-    {
-        let (q_handle, commands) = (q_handle.clone(), commands.clone());
-        Motion::new(0.0f32, 1.0, 10.0)
-            .bind(&mut world, move |_| {
-                if let Some(&q) = q_handle.get() {
-                    commands.complete(q);
-                }
-            })
-            .unwrap();
-    }
+    let q_handle = commander(&mut world, |commands, q| commands.complete(q));
     let qp = Arc::new(Probe::default());
     let q = observed(Motion::new(0.0f32, 10.0, 1.0), &qp)
         .bind(&mut world, recorder(&qp))
@@ -501,18 +508,7 @@ fn cancel_queued_for_a_motion_completing_naturally_in_the_same_frame() {
     // P's bind queues cancel(Q) in the frame Q completes: the queue runs after the visits,
     // so Q completes (complete fires) and the cancel finds nothing: exactly one callback.
     let mut world = MotionWorld::new();
-    let commands = world.commands();
-    let q_handle: Arc<OnceLock<MotionHandle>> = Arc::default();
-    {
-        let (q_handle, commands) = (q_handle.clone(), commands.clone());
-        Motion::new(0.0f32, 1.0, 10.0)
-            .bind(&mut world, move |_| {
-                if let Some(&q) = q_handle.get() {
-                    commands.cancel(q);
-                }
-            })
-            .unwrap();
-    }
+    let q_handle = commander(&mut world, |commands, q| commands.cancel(q));
     let qp = Arc::new(Probe::default());
     let q = observed(Motion::new(0.0f32, 1.0, 1.0), &qp)
         .bind(&mut world, recorder(&qp))
@@ -595,19 +591,13 @@ fn set_time_from_loop_callback_rewinds_without_double_fire() {
 #[test]
 fn set_time_past_the_end_from_another_bind_completes_once() {
     let mut world = MotionWorld::new();
-    let commands = world.commands();
-    let q_handle: Arc<OnceLock<MotionHandle>> = Arc::default();
     let trigger = Arc::new(AtomicBool::new(false));
-    {
-        let (q_handle, commands, trigger) = (q_handle.clone(), commands.clone(), trigger.clone());
-        Motion::new(0.0f32, 1.0, 10.0)
-            .bind(&mut world, move |_| {
-                if trigger.swap(false, Ordering::SeqCst) {
-                    commands.set_time(*q_handle.get().unwrap(), 5.0);
-                }
-            })
-            .unwrap();
-    }
+    let armed = trigger.clone();
+    let q_handle = commander(&mut world, move |commands, q| {
+        if armed.swap(false, Ordering::SeqCst) {
+            commands.set_time(q, 5.0);
+        }
+    });
     let qp = Arc::new(Probe::default());
     let q = observed(Motion::new(0.0f32, 10.0, 2.0).loops(2, LoopType::Yoyo), &qp)
         .bind(&mut world, recorder(&qp))
