@@ -369,22 +369,7 @@ mod tests {
     use crate::settings::{DelayType, LoopType, TimeKind};
     use bytemuck::Zeroable;
 
-    /// A tiny deterministic generator (xorshift64*).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn unit(&mut self) -> f64 {
-            (self.next() >> 11) as f64 / (1u64 << 53) as f64
-        }
-        fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-            items[(self.next() % items.len() as u64) as usize]
-        }
-    }
+    use crate::cpu::test_rng::Rng;
 
     fn random_row(rng: &mut Rng, now: &[f64; 3]) -> MotionRow {
         let lt = [

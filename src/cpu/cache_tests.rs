@@ -5,22 +5,7 @@ use crate::row::pack_flags;
 use crate::settings::{DelayType, LoopType, TimeKind};
 use bytemuck::Zeroable;
 
-/// xorshift64*.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+use crate::cpu::test_rng::Rng;
 
 /// Chunks of one ease, loop type and time kind each (the cache's case), with random
 /// timing, evaluated over many updates: every value within the conformance tolerance of

@@ -8,6 +8,8 @@ mod cache;
 pub mod evaluate;
 mod pool;
 mod segment;
+#[cfg(test)]
+mod test_rng;
 
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
