@@ -11,8 +11,15 @@ mod common;
 #[path = "../examples/swarm/render.rs"]
 mod render;
 
+// The eases by the easings.net formulas in f64 (the model test's reference, independent of
+// the library).
+#[allow(dead_code)] // the model's progress and timing, unused here
+#[path = "model/reference.rs"]
+mod reference;
+
+use reference::ease;
 use render::{Particle, Track};
-use wgpu_tween::{Ease, Executor, LoopType};
+use wgpu_tween::{Executor, LoopType};
 
 const WIDTH: u32 = 512;
 const HEIGHT: u32 = 384;
@@ -21,31 +28,6 @@ const PARTICLES: usize = 3000;
 /// Updates of `DT` before the frame (exact in binary, so the clock is exactly 1.5 s).
 const UPDATES: u32 = 6;
 const DT: f64 = 0.25;
-
-/// The easings.net formula of the eases the swarm uses, in f64.
-fn ease(e: Ease, x: f64) -> f64 {
-    use std::f64::consts::PI;
-    match e {
-        Ease::Linear => x,
-        Ease::InQuad => x * x,
-        Ease::OutQuad => 1.0 - (1.0 - x) * (1.0 - x),
-        Ease::InOutQuad => {
-            if x < 0.5 {
-                2.0 * x * x
-            } else {
-                1.0 - (-2.0 * x + 2.0).powi(2) / 2.0
-            }
-        }
-        Ease::OutCubic => 1.0 - (1.0 - x).powi(3),
-        Ease::InOutSine => -((PI * x).cos() - 1.0) / 2.0,
-        Ease::OutBack => {
-            let c1 = 1.70158;
-            let c3 = c1 + 1.0;
-            1.0 + c3 * (x - 1.0).powi(3) + c1 * (x - 1.0).powi(2)
-        }
-        other => panic!("the swarm does not use {other:?}"),
-    }
-}
 
 /// A track's lanes at world time `now`, or `None` when `now` is within `margin` of a loop
 /// or delay boundary (where f32 rounding could pick either side).
