@@ -136,6 +136,18 @@ fn populate(
         .collect()
 }
 
+/// A world on the GPU executor of `ctx` and a CPU twin, each with motions `0..n` reporting
+/// into its own sink.
+fn twin_worlds(ctx: GpuContext, n: usize) -> (MotionWorld, MotionWorld, Arc<Sink>, Arc<Sink>) {
+    let mut gpu = MotionWorld::with_gpu(ctx).unwrap();
+    gpu.set_executor(Executor::Gpu).unwrap();
+    let mut cpu = MotionWorld::new();
+    let (gpu_sink, cpu_sink) = (Arc::new(Sink::default()), Arc::new(Sink::default()));
+    populate(&mut gpu, &gpu_sink, 0..n);
+    populate(&mut cpu, &cpu_sink, 0..n);
+    (gpu, cpu, gpu_sink, cpu_sink)
+}
+
 /// The two sinks agree: same completions, same binds per epoch, bound values within
 /// 1e-4 · max(1, |to − from|) (scaled by the progress where Incremental loops pass 1).
 fn assert_same(gpu: &Sink, cpu: &Sink, when: &str) {
@@ -188,13 +200,8 @@ fn device_lost_mid_run(mode: ReadbackMode) {
         return;
     };
     const N: usize = 400;
-    let mut gpu = MotionWorld::with_gpu(ctx.clone()).unwrap();
-    gpu.set_executor(Executor::Gpu).unwrap();
+    let (mut gpu, mut cpu, gpu_sink, cpu_sink) = twin_worlds(ctx.clone(), N);
     gpu.set_readback_mode(mode);
-    let mut cpu = MotionWorld::new();
-    let (gpu_sink, cpu_sink) = (Arc::new(Sink::default()), Arc::new(Sink::default()));
-    populate(&mut gpu, &gpu_sink, 0..N);
-    populate(&mut cpu, &cpu_sink, 0..N);
     let dts = [0.05, 0.125, 0.0, 0.3, 0.5, 0.016, 1.25];
 
     for (n, &dt) in dts.iter().cycle().take(12).enumerate() {
@@ -287,13 +294,8 @@ fn table_growth_past_the_device_limit_is_an_error_and_the_world_goes_on() {
     let Some(ctx) = own_context(Some(64 * 1024)) else {
         return;
     };
-    let mut gpu = MotionWorld::with_gpu(ctx).unwrap();
-    gpu.set_executor(Executor::Gpu).unwrap();
-    let mut cpu = MotionWorld::new();
-    let (gpu_sink, cpu_sink) = (Arc::new(Sink::default()), Arc::new(Sink::default()));
     // A few bound motions to compare; the bulk unbound (no readback needed).
-    populate(&mut gpu, &gpu_sink, 0..64);
-    populate(&mut cpu, &cpu_sink, 0..64);
+    let (mut gpu, mut cpu, gpu_sink, cpu_sink) = twin_worlds(ctx, 64);
     let mut error = None;
     let mut rows = 64;
     // Grow in steps of 400 rows, so each step's upload stays small.
@@ -341,12 +343,7 @@ fn one_oversized_upload_is_an_error_and_the_world_goes_on() {
     let Some(ctx) = own_context(Some(64 * 1024)) else {
         return;
     };
-    let mut gpu = MotionWorld::with_gpu(ctx).unwrap();
-    gpu.set_executor(Executor::Gpu).unwrap();
-    let mut cpu = MotionWorld::new();
-    let (gpu_sink, cpu_sink) = (Arc::new(Sink::default()), Arc::new(Sink::default()));
-    populate(&mut gpu, &gpu_sink, 0..3000);
-    populate(&mut cpu, &cpu_sink, 0..3000);
+    let (mut gpu, mut cpu, gpu_sink, cpu_sink) = twin_worlds(ctx, 3000);
     step(&mut gpu, &mut cpu, [&gpu_sink, &cpu_sink], 0.1);
     let error = gpu
         .take_gpu_error()
