@@ -14,7 +14,7 @@ use std::sync::Arc;
 use glam::Vec3;
 use image::RgbaImage;
 use wgpu_tween::gpu::{GpuContext, GpuTarget};
-use wgpu_tween::{Color, Ease, Executor, LoopType, Motion, MotionWorld};
+use wgpu_tween::{Animatable, Color, Ease, Executor, LoopType, Motion, MotionWorld};
 
 /// f32s per particle in the instance buffer.
 pub const STRIDE: u32 = 8;
@@ -58,6 +58,20 @@ pub struct Track {
     pub ease: Ease,
     /// The loop type.
     pub loop_type: LoopType,
+}
+
+impl Track {
+    /// The track's motion `from → to`: looping forever, with its ease and delay.
+    fn motion<T: Animatable>(&self, from: T, to: T) -> Motion<T> {
+        let motion = Motion::new(from, to, self.duration)
+            .ease(self.ease)
+            .loops(-1, self.loop_type);
+        if self.delay > 0.0 {
+            motion.delay(self.delay)
+        } else {
+            motion
+        }
+    }
 }
 
 /// A particle: its position and color motions.
@@ -262,13 +276,7 @@ impl Swarm {
             let index = i as u32;
             let t = &p.position;
             let (from, to) = (Vec3::from_slice(&t.from), Vec3::from_slice(&t.to));
-            let mut motion = Motion::new(from, to, t.duration)
-                .ease(t.ease)
-                .loops(-1, t.loop_type);
-            if t.delay > 0.0 {
-                motion = motion.delay(t.delay);
-            }
-            motion.bind_to_buffer(
+            t.motion(from, to).bind_to_buffer(
                 &mut world,
                 GpuTarget::new(instances.clone(), index, STRIDE, POSITION),
             )?;
@@ -277,13 +285,7 @@ impl Swarm {
                 Color::new(c.from[0], c.from[1], c.from[2], c.from[3]),
                 Color::new(c.to[0], c.to[1], c.to[2], c.to[3]),
             );
-            let mut motion = Motion::new(from, to, c.duration)
-                .ease(c.ease)
-                .loops(-1, c.loop_type);
-            if c.delay > 0.0 {
-                motion = motion.delay(c.delay);
-            }
-            motion.bind_to_buffer(
+            c.motion(from, to).bind_to_buffer(
                 &mut world,
                 GpuTarget::new(instances.clone(), index, STRIDE, COLOR),
             )?;
