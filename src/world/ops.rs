@@ -45,12 +45,6 @@ impl MotionWorld {
         (time, progress(&self.rows.rows[index as usize], time))
     }
 
-    /// The motion's clock and its evaluation now.
-    fn evaluate_now(&self, row: &MotionRow) -> (f64, Progress) {
-        let time = row.clock(self.clocks.now[row.time_kind() as usize]);
-        (time, progress(row, time))
-    }
-
     /// Whether the handle was issued by this world. It may have finished since: use
     /// [`is_active`](Self::is_active) to ask whether the motion still exists.
     #[must_use]
@@ -204,7 +198,7 @@ impl MotionWorld {
             return Err(MotionError::InfiniteLoops(h));
         }
         let w = self.clocks.now[row.time_kind() as usize];
-        let (_, prev) = self.evaluate_now(&row);
+        let (_, prev) = self.evaluate_index(row_index);
         if prev.is_completed() {
             return Err(MotionError::AlreadyCompleted(h));
         }
@@ -234,7 +228,7 @@ impl MotionWorld {
         }
         let mut row = self.rows.rows[row_index as usize];
         let w = self.clocks.now[row.time_kind() as usize];
-        let (_, prev) = self.evaluate_now(&row);
+        let (_, prev) = self.evaluate_index(row_index);
         row.anchor(w, time);
         self.reanchored(slot, row_index, row);
         self.meta[slot as usize].touched = true;
@@ -264,7 +258,7 @@ impl MotionWorld {
         }
         let mut row = self.rows.rows[row_index as usize];
         let w = self.clocks.now[row.time_kind() as usize];
-        let (time, before) = self.evaluate_now(&row);
+        let (time, before) = self.evaluate_index(row_index);
         row.speed = speed;
         // The clock keeps its value, and so its status and loops, whatever the rounding.
         anchor_keeping(&mut row, w, time, |p| {
