@@ -160,13 +160,7 @@ impl Sequence {
         commands: &MotionCommands,
         configure: impl FnOnce(Motion<f32>) -> Motion<f32> + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
-        for item in &self.items {
-            match *item {
-                Item::Interval(s) => check_time("interval", s)?,
-                Item::Insert(at, _) => check_time("position", at)?,
-                Item::Append(_) | Item::Join(_) => {}
-            }
-        }
+        self.check_times()?;
         let deferred = Box::new(DeferredSequence {
             sequence: self,
             configure: Box::new(configure),
@@ -191,21 +185,18 @@ impl Sequence {
     /// Resolves every child's position and checks it may join. Also returns where the
     /// appends and intervals end.
     fn place(&self, world: &MotionWorld) -> Result<(Vec<Placed>, f64), BuildError> {
+        self.check_times()?;
         let mut placed: Vec<Placed> = Vec::with_capacity(self.items.len());
         let (mut tail, mut last_start) = (0.0f64, 0.0f64);
         for item in &self.items {
             let (handle, position) = match *item {
                 Item::Interval(s) => {
-                    check_time("interval", s)?;
                     tail += f64::from(s);
                     continue;
                 }
                 Item::Append(h) => (h, tail),
                 Item::Join(h) => (h, last_start),
-                Item::Insert(at, h) => {
-                    check_time("position", at)?;
-                    (h, f64::from(at))
-                }
+                Item::Insert(at, h) => (h, f64::from(at)),
             };
             let refuse = |reason| BuildError::InvalidSequenceChild { handle, reason };
             let length = world.sequence_child_length(handle).map_err(refuse)?;
@@ -226,6 +217,20 @@ impl Sequence {
             });
         }
         Ok((placed, tail))
+    }
+}
+
+impl Sequence {
+    /// Every interval and insert position is finite and ≥ 0.
+    fn check_times(&self) -> Result<(), BuildError> {
+        for item in &self.items {
+            match *item {
+                Item::Interval(s) => check_time("interval", s)?,
+                Item::Insert(at, _) => check_time("position", at)?,
+                Item::Append(_) | Item::Join(_) => {}
+            }
+        }
+        Ok(())
     }
 }
 
