@@ -384,13 +384,11 @@ fn random_curve(rng: &mut common::Rng) -> AnimationCurve {
 
 #[test]
 fn cpu_and_gpu_agree_on_random_curves() {
-    let Some(ctx) = common::gpu() else {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
         return;
     };
     let mut rng = common::Rng(0xc0ffee);
     let curves: Vec<AnimationCurve> = (0..64).map(|_| random_curve(&mut rng)).collect();
-    let mut cpu = MotionWorld::new();
-    let mut gpu = common::Exec::Gpu(Box::new(ctx)).world();
     let loop_types = [
         LoopType::Restart,
         LoopType::Flip,

@@ -168,11 +168,9 @@ fn spawn_all(world: &mut MotionWorld) -> (Cells, Plain) {
 
 #[test]
 fn cpu_gpu_parity_for_parametric_eases() {
-    let Some(ctx) = common::gpu() else {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
         return;
     };
-    let mut cpu = MotionWorld::new();
-    let mut gpu = common::Exec::Gpu(Box::new(ctx)).world();
     let (mut a, pa) = spawn_all(&mut cpu);
     let (mut b, pb) = spawn_all(&mut gpu);
     // (Cancelled plain motions keep their last values on both sides.)

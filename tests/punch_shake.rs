@@ -128,11 +128,9 @@ fn default_seeds_differ_and_explicit_seeds_repeat() {
 /// the strength.
 #[test]
 fn shake_noise_equal_on_cpu_and_gpu() {
-    let Some(ctx) = common::gpu() else {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
         return;
     };
-    let mut cpu = MotionWorld::new();
-    let mut gpu = common::Exec::Gpu(Box::new(ctx)).world();
     let spawn = |world: &mut MotionWorld| {
         let mut cells = Vec::new();
         for n in 0..40u32 {

@@ -317,11 +317,9 @@ fn mixed_world(world: &mut MotionWorld) -> Cells {
 
 #[test]
 fn cpu_gpu_parity_for_every_value_type() {
-    let Some(ctx) = common::gpu() else {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
         return;
     };
-    let mut cpu = MotionWorld::new();
-    let mut gpu = common::Exec::Gpu(Box::new(ctx)).world();
     let a = mixed_world(&mut cpu);
     let b = mixed_world(&mut gpu);
     for dt in [0.1, 0.37, 0.05, 0.5, 0.61, 1.3] {

@@ -36,6 +36,13 @@ impl Exec {
     }
 }
 
+/// A CPU-executor world and a GPU-executor world for side-by-side parity checks, or `None`
+/// (skipped, or a failure under `WGPU_TWEEN_REQUIRE_GPU=1`) without an adapter.
+pub fn cpu_and_gpu_worlds() -> Option<(MotionWorld, MotionWorld)> {
+    let ctx = gpu()?;
+    Some((MotionWorld::new(), Exec::Gpu(Box::new(ctx)).world()))
+}
+
 /// Whether GPU tests must fail rather than skip without an adapter.
 pub fn gpu_required() -> bool {
     std::env::var("WGPU_TWEEN_REQUIRE_GPU").is_ok_and(|v| v == "1")
