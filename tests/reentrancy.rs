@@ -358,22 +358,19 @@ fn complete_from_bind_on_the_frame_of_natural_completion() {
 #[test]
 fn bind_completing_an_earlier_motion_fires_its_complete_once() {
     let mut world = MotionWorld::new();
-    let commands = world.commands();
     let ep = Arc::new(Probe::default());
     let early = observed(Motion::new(0.0f32, 8.0, 1.0), &ep)
         .bind(&mut world, recorder(&ep))
         .unwrap();
     let trigger = Arc::new(AtomicBool::new(false));
-    {
-        let (trigger, commands) = (trigger.clone(), commands.clone());
-        Motion::new(0.0f32, 1.0, 10.0)
-            .bind(&mut world, move |_| {
-                if trigger.swap(false, Ordering::SeqCst) {
-                    commands.complete(early);
-                }
-            })
-            .unwrap();
-    }
+    let armed = trigger.clone();
+    commander(&mut world, move |commands, q| {
+        if armed.swap(false, Ordering::SeqCst) {
+            commands.complete(q);
+        }
+    })
+    .set(early)
+    .unwrap();
     world.update(0.25).unwrap();
     trigger.store(true, Ordering::SeqCst);
     world.update(0.25).unwrap();
