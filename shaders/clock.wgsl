@@ -185,7 +185,7 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     eased = select(eased, 1.0 - e, loop_type == LOOP_FLIP && odd);
     // Animation curves (shaders/curve.wgsl) supply E(1), read only by Incremental curve rows.
     var end = 1.0;
-    if loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
+    if HAS_PARAMETRIC && loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
         end = ease(ID_CURVE, 1.0);
     }
     eased = select(eased, end * k + e, loop_type == LOOP_INCREMENTAL);

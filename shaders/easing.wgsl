@@ -46,30 +46,35 @@ fn out_bounce(x: f32) -> f32 {
     return select(select(select(d, c, x < 2.5 / BOUNCE_D1), b, x < 2.0 / BOUNCE_D1), a, x < 1.0 / BOUNCE_D1);
 }
 
-// The In curve of a family at u. `in_out` picks the InOut variants' constants.
+// The In curve of a family at u. `in_out` picks the InOut variants' constants. The
+// families that need sin, exp2 or sqrt (or, for Bounce, four parabolas) are computed only in
+// pipelines that may meet them (HAS_TRANSCENDENTAL in evaluate.wgsl); the families are
+// exclusive, so the order of the selects does not change any result.
 fn ease_in(family: u32, u: f32, in_out: bool) -> f32 {
     let u2 = u * u;
     let u3 = u2 * u;
     let u4 = u2 * u2;
     let u5 = u4 * u;
-    // One exp2 for Expo and Elastic, one sin for Sine (cos(uπ/2) = sin((1 − u)π/2)) and
-    // Elastic, one sqrt for Circ.
-    let e = exp2(10.0 * u - 10.0);
-    let phase = select(10.75, 11.125, in_out);
-    let frequency = select(ELASTIC_C4, ELASTIC_C5, in_out);
-    let s = sin(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
     let c = select(BACK_C1, BACK_C2, in_out);
 
-    var y = 1.0 - s; // Sine
-    y = select(y, u2, family == FAMILY_QUAD);
+    var y = u2; // Quad
     y = select(y, u3, family == FAMILY_CUBIC);
     y = select(y, u4, family == FAMILY_QUART);
     y = select(y, u5, family == FAMILY_QUINT);
-    y = select(y, e, family == FAMILY_EXPO);
-    y = select(y, 1.0 - sqrt(max(1.0 - u2, 0.0)), family == FAMILY_CIRC);
-    y = select(y, -e * s, family == FAMILY_ELASTIC);
     y = select(y, u2 * ((c + 1.0) * u - c), family == FAMILY_BACK);
-    y = select(y, 1.0 - out_bounce(1.0 - u), family == FAMILY_BOUNCE);
+    if HAS_TRANSCENDENTAL {
+        // One exp2 for Expo and Elastic, one sin for Sine (cos(uπ/2) = sin((1 − u)π/2)) and
+        // Elastic, one sqrt for Circ.
+        let e = exp2(10.0 * u - 10.0);
+        let phase = select(10.75, 11.125, in_out);
+        let frequency = select(ELASTIC_C4, ELASTIC_C5, in_out);
+        let s = sin(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
+        y = select(y, 1.0 - s, family == FAMILY_SINE);
+        y = select(y, e, family == FAMILY_EXPO);
+        y = select(y, 1.0 - sqrt(max(1.0 - u2, 0.0)), family == FAMILY_CIRC);
+        y = select(y, -e * s, family == FAMILY_ELASTIC);
+        y = select(y, 1.0 - out_bounce(1.0 - u), family == FAMILY_BOUNCE);
+    }
     return y;
 }
 
@@ -141,7 +146,7 @@ fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
 }
 
 fn ease(id: u32, x: f32) -> f32 {
-    if id >= ID_BACK {
+    if HAS_PARAMETRIC && id >= ID_BACK {
         return parametric_ease(id, ease_params, x);
     }
     let family = (id - 1u) / 3u;

@@ -13,6 +13,23 @@
 
 const WORKGROUP_SIZE: u32 = 256u;
 
+// Pipeline variants: each constant names a kind of row that needs code of its own, and the
+// executor sets it to false while no row of the table is of that kind (`Features` in
+// src/gpu/variants.rs; keep in sync), so the compiler drops that code. Software adapters
+// (lavapipe) run both sides of every branch, masked, so code for a kind that no row has
+// would otherwise cost every row. A false constant never changes a result: it only removes
+// code that no row reaches.
+// A sequence's child row (its clock comes from its parent).
+override HAS_CHILD: bool = true;
+// A parametric ease or an animation curve (ease id >= 32): parameter lanes.
+override HAS_PARAMETRIC: bool = true;
+// A Sine, Expo, Circ, Elastic or Bounce ease (sin, exp2, sqrt, the bounce parabolas).
+override HAS_TRANSCENDENTAL: bool = true;
+// The slerp or nlerp adapter.
+override HAS_QUAT: bool = true;
+// The punch or shake adapter.
+override HAS_VIBRATE: bool = true;
+
 // frame.opaque_zero, read once per invocation.
 var<private> opaque_zero: u32;
 
@@ -93,7 +110,7 @@ fn child_clock(i: u32) -> vec2<f32> {
     var clock = motion_clock(root, world_time((root.flags >> FLAG_TIME_KIND_SHIFT) & 3u));
     for (var d = depth; d > 0u; d--) {
         let parent = rows[r];
-        if (parent.flags & 0xe0u) != 0u {
+        if HAS_PARAMETRIC && (parent.flags & 0xe0u) != 0u {
             ease_params = params[r];
         }
         let p = progress(parent, clock).eased;
@@ -116,20 +133,20 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let row = rows[i];
     let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
     var clock: vec2<f32>;
-    if (row.flags & FLAG_CHILD) != 0u {
+    if HAS_CHILD && (row.flags & FLAG_CHILD) != 0u {
         clock = child_clock(i);
     } else {
         clock = motion_clock(row, world_time(kind));
     }
     // Parameter lanes only for the rows that have them (parametric ease id >= 32), so plain
     // rows read nothing more.
-    if (row.flags & 0xe0u) != 0u {
+    if HAS_PARAMETRIC && (row.flags & 0xe0u) != 0u {
         ease_params = params[i];
     }
     let p = progress(row, clock).eased;
     let lane_count = ((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u;
     let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 15u;
-    if adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP {
+    if HAS_QUAT && (adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP) {
         let s = frame.lane_stride;
         let l0 = lanes[i];
         let l1 = lanes[s + i];
@@ -148,7 +165,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
         outputs[3u * s + i] = q.w;
         return;
     }
-    if adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE {
+    if HAS_VIBRATE && (adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE) {
         // (from, strength) per lane; lane 3 holds (f, k). `vibrate` in src/value.rs.
         let settings = lanes[3u * frame.lane_stride + i];
         var scale = exp(-settings.y * p) * sin(PI * settings.x * p);

@@ -20,6 +20,7 @@ use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, FAILED, MAPPED, PENDING, RING};
 use super::targets::{self, Source, Targets};
 use super::timing::PassTimer;
+use super::variants::Features;
 use crate::error::BuildError;
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
@@ -82,6 +83,10 @@ pub(crate) struct GpuExecutor {
     pub(super) curve_staging: Option<wgpu::Buffer>,
     pub(super) curve_ranges: Vec<[u32; 2]>,
     pub(super) curve_bytes: Vec<u8>,
+    /// The kinds of row uploaded since the table last held no rows: a superset of the kinds
+    /// its live rows have (rows reach the GPU only by upload; moves only permute them), so
+    /// the evaluate pipeline compiled for them evaluates every row.
+    pub(super) features: Features,
 }
 
 /// What the world hands the executor for one update.
@@ -124,6 +129,7 @@ impl GpuExecutor {
             curve_staging: None,
             curve_ranges: Vec::new(),
             curve_bytes: Vec::new(),
+            features: Features::default(),
         })
     }
 
@@ -286,6 +292,14 @@ impl GpuExecutor {
         }
         let move_count = self.moves.len() as u32;
         let upload_count = self.uploads.len() as u32;
+        if len == 0 {
+            self.features = Features::default();
+        }
+        for &row in &self.uploads {
+            if let Some(row) = rows.rows.get(row as usize) {
+                self.features = self.features.union(Features::of(row));
+            }
+        }
 
         // 3. The header: clocks, pass params and the gather list, in one write.
         let gather_count = input.bound_rows.len() as u32;
@@ -379,7 +393,7 @@ impl GpuExecutor {
                 label: Some("wgpu-tween evaluate"),
                 timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
             });
-            pass.set_pipeline(&self.pipelines.evaluate);
+            pass.set_pipeline(self.pipelines.evaluate(&device, self.features));
             pass.set_bind_group(0, &*evaluate_group, &[]);
             let (x, y) = fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis);
             pass.dispatch_workgroups(x, y, 1);

@@ -17,6 +17,7 @@ pub mod shaders;
 mod table;
 pub(crate) mod targets;
 pub(crate) mod timing;
+mod variants;
 
 pub use context::{GpuContext, GpuError};
 pub use readback::ReadbackMode;

@@ -1,9 +1,16 @@
 //! Compute pipelines and their explicit bind group layouts.
 
+use std::sync::OnceLock;
+
 use super::shaders::{ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, SCATTER_MODULE};
+use super::variants::{self, Features};
 
 pub(crate) struct Pipelines {
-    pub evaluate: wgpu::ComputePipeline,
+    /// The evaluate pass, one pipeline per [`Features`] variant, each built on first use
+    /// (the one for every kind of row eagerly, with the others).
+    evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT],
+    evaluate_shader: wgpu::ShaderModule,
+    evaluate_pipeline_layout: wgpu::PipelineLayout,
     pub evaluate_layout: wgpu::BindGroupLayout,
     pub apply: wgpu::ComputePipeline,
     pub apply_layout: wgpu::BindGroupLayout,
@@ -50,28 +57,53 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroup
     })
 }
 
+fn shader(device: &wgpu::Device, module: &ShaderModule) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(module.label),
+        source: wgpu::ShaderSource::Wgsl(module.source().into()),
+    })
+}
+
+fn pipeline_layout(
+    device: &wgpu::Device,
+    module: &ShaderModule,
+    layout: &wgpu::BindGroupLayout,
+) -> wgpu::PipelineLayout {
+    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(module.label),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    })
+}
+
+fn compute_pipeline(
+    device: &wgpu::Device,
+    module: &ShaderModule,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::PipelineLayout,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(module.label),
+        layout: Some(layout),
+        module: shader,
+        entry_point: Some(module.entry_point),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
+        cache: None,
+    })
+}
+
 fn pipeline(
     device: &wgpu::Device,
     module: &ShaderModule,
     layout: &wgpu::BindGroupLayout,
 ) -> wgpu::ComputePipeline {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some(module.label),
-        source: wgpu::ShaderSource::Wgsl(module.source().into()),
-    });
-    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-        label: Some(module.label),
-        bind_group_layouts: &[Some(layout)],
-        immediate_size: 0,
-    });
-    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some(module.label),
-        layout: Some(&pipeline_layout),
-        module: &shader,
-        entry_point: Some(module.entry_point),
-        compilation_options: wgpu::PipelineCompilationOptions::default(),
-        cache: None,
-    })
+    let shader = shader(device, module);
+    let pipeline_layout = pipeline_layout(device, module, layout);
+    compute_pipeline(device, module, &shader, &pipeline_layout, &[])
 }
 
 impl Pipelines {
@@ -107,8 +139,21 @@ impl Pipelines {
             "wgpu-tween scatter",
             &[DynamicUniform, Read, Read, ReadWrite],
         );
+        let evaluate_shader = shader(device, &EVALUATE_MODULE);
+        let evaluate_pipeline_layout = pipeline_layout(device, &EVALUATE_MODULE, &evaluate_layout);
+        let evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT] =
+            std::array::from_fn(|_| OnceLock::new());
+        let _ = evaluate_variants[Features::ALL.index()].set(compute_pipeline(
+            device,
+            &EVALUATE_MODULE,
+            &evaluate_shader,
+            &evaluate_pipeline_layout,
+            &Features::ALL.constants(),
+        ));
         Self {
-            evaluate: pipeline(device, &EVALUATE_MODULE, &evaluate_layout),
+            evaluate_variants,
+            evaluate_shader,
+            evaluate_pipeline_layout,
             apply: pipeline(device, &APPLY_MODULE, &apply_layout),
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
             scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),
@@ -118,5 +163,21 @@ impl Pipelines {
             scatter_layout,
             target_probe_layout: layout(device, "wgpu-tween target probe", &[ReadWrite]),
         }
+    }
+}
+
+impl Pipelines {
+    /// The evaluate pipeline compiled for rows of the kinds in `features` (built on first
+    /// use; a validation error goes to the caller's error scope).
+    pub fn evaluate(&self, device: &wgpu::Device, features: Features) -> &wgpu::ComputePipeline {
+        self.evaluate_variants[features.index()].get_or_init(|| {
+            compute_pipeline(
+                device,
+                &EVALUATE_MODULE,
+                &self.evaluate_shader,
+                &self.evaluate_pipeline_layout,
+                &features.constants(),
+            )
+        })
     }
 }

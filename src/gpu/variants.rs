@@ -1,0 +1,184 @@
+//! Variants of the evaluate pipeline: one per set of row kinds that need code of their own
+//! (sequence children, parametric eases and curves, the transcendental eases, quaternion and
+//! punch/shake adapters). The executor tracks which kinds its table may hold and binds the
+//! variant compiled without the code for the others.
+//!
+//! Why: software adapters such as lavapipe run every branch of divergent code for every
+//! invocation, masked, so code for a kind of row that no row has still costs every row. On
+//! lavapipe a world of plain rows evaluated about 4× faster with that code compiled out.
+//!
+//! Keep in sync with the `override` constants at the top of `shaders/evaluate.wgsl` (a test
+//! compares the names).
+
+use crate::ease::PARAMETRIC_BASE;
+use crate::row::MotionRow;
+use crate::value::AdapterKind;
+
+/// A set of row kinds, as bits (`1 << i` for the constant `NAMES[i]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Features(pub u32);
+
+/// The pipeline-overridable constants, in bit order.
+pub(crate) const NAMES: [&str; 5] = [
+    "HAS_CHILD",
+    "HAS_PARAMETRIC",
+    "HAS_TRANSCENDENTAL",
+    "HAS_QUAT",
+    "HAS_VIBRATE",
+];
+
+/// Number of variants (every subset of [`NAMES`]).
+pub(crate) const COUNT: usize = 1 << NAMES.len();
+
+const CHILD: u32 = 1;
+const PARAMETRIC: u32 = 2;
+const TRANSCENDENTAL: u32 = 4;
+const QUAT: u32 = 8;
+const VIBRATE: u32 = 16;
+
+impl Features {
+    /// Every kind: the variant that can evaluate any row.
+    pub const ALL: Self = Self(COUNT as u32 - 1);
+
+    /// The kinds `row` needs.
+    #[must_use]
+    pub fn of(row: &MotionRow) -> Self {
+        let mut bits = 0;
+        if row.is_child() {
+            bits |= CHILD;
+        }
+        let ease = row.ease_bits();
+        if ease >= PARAMETRIC_BASE {
+            bits |= PARAMETRIC;
+        } else if (1..=30).contains(&ease) {
+            // Families in easing.wgsl order: Sine, Quad, Cubic, Quart, Quint, Expo, Circ,
+            // Elastic, Back, Bounce.
+            let family = (ease - 1) / 3;
+            if matches!(family, 0 | 5 | 6 | 7 | 9) {
+                bits |= TRANSCENDENTAL;
+            }
+        }
+        let adapter = row.adapter_bits();
+        if adapter == AdapterKind::Slerp as u32 || adapter == AdapterKind::Nlerp as u32 {
+            bits |= QUAT;
+        } else if adapter == AdapterKind::Punch as u32 || adapter == AdapterKind::Shake as u32 {
+            bits |= VIBRATE;
+        }
+        Self(bits)
+    }
+
+    /// This set and `other`.
+    #[must_use]
+    pub fn union(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+
+    /// The index of the variant.
+    #[must_use]
+    pub fn index(self) -> usize {
+        (self.0 & Self::ALL.0) as usize
+    }
+
+    /// The pipeline constants of the variant: 1 (true) for the kinds in the set, 0 for the
+    /// others.
+    #[must_use]
+    pub fn constants(self) -> [(&'static str, f64); NAMES.len()] {
+        let mut out = [("", 0.0); NAMES.len()];
+        for (i, name) in NAMES.iter().enumerate() {
+            out[i] = (name, f64::from((self.0 >> i) & 1));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ease::Ease;
+    use crate::gpu::shaders::EVALUATE_MODULE;
+
+    #[test]
+    fn names_match_the_wgsl_overrides() {
+        let source = EVALUATE_MODULE.source();
+        let module = naga::front::wgsl::parse_str(&source).expect("evaluate module parses");
+        let mut overrides: Vec<String> = module
+            .overrides
+            .iter()
+            .filter_map(|(_, o)| o.name.clone())
+            .collect();
+        overrides.sort();
+        let mut names: Vec<String> = NAMES.iter().map(|n| (*n).to_owned()).collect();
+        names.sort();
+        assert_eq!(overrides, names);
+    }
+
+    fn row(ease: u32, adapter: AdapterKind, child: bool) -> MotionRow {
+        let mut flags = ease | (adapter as u32) << crate::row::FLAG_ADAPTER_SHIFT;
+        if child {
+            flags |= crate::row::FLAG_CHILD;
+        }
+        MotionRow {
+            flags,
+            ..bytemuck::Zeroable::zeroed()
+        }
+    }
+
+    #[test]
+    fn features_of_rows() {
+        // Which standard eases need sin, exp2 or sqrt (or the bounce parabolas), by name.
+        for ease in Ease::ALL {
+            let name = format!("{ease:?}");
+            let transcendental = ["Sine", "Expo", "Circ", "Elastic", "Bounce"]
+                .iter()
+                .any(|f| name.contains(f));
+            let want = if transcendental { TRANSCENDENTAL } else { 0 };
+            assert_eq!(
+                Features::of(&row(ease as u32, AdapterKind::Lerp, false)),
+                Features(want),
+                "{name}"
+            );
+        }
+        for id in 32..=40 {
+            assert_eq!(
+                Features::of(&row(id, AdapterKind::Lerp, false)),
+                Features(PARAMETRIC)
+            );
+        }
+        assert_eq!(
+            Features::of(&row(0, AdapterKind::Slerp, false)),
+            Features(QUAT)
+        );
+        assert_eq!(
+            Features::of(&row(0, AdapterKind::Nlerp, false)),
+            Features(QUAT)
+        );
+        assert_eq!(
+            Features::of(&row(0, AdapterKind::Punch, false)),
+            Features(VIBRATE)
+        );
+        assert_eq!(
+            Features::of(&row(0, AdapterKind::Shake, false)),
+            Features(VIBRATE)
+        );
+        assert_eq!(
+            Features::of(&row(Ease::OutBounce as u32, AdapterKind::Shake, true)),
+            Features(CHILD | TRANSCENDENTAL | VIBRATE)
+        );
+    }
+
+    #[test]
+    fn constants_follow_the_bits() {
+        let c = Features(PARAMETRIC | VIBRATE).constants();
+        assert_eq!(
+            c,
+            [
+                ("HAS_CHILD", 0.0),
+                ("HAS_PARAMETRIC", 1.0),
+                ("HAS_TRANSCENDENTAL", 0.0),
+                ("HAS_QUAT", 0.0),
+                ("HAS_VIBRATE", 1.0),
+            ]
+        );
+        assert_eq!(Features::ALL.index(), COUNT - 1);
+    }
+}
