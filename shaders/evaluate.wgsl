@@ -146,44 +146,43 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     let p = progress(row, clock).eased;
     let lane_count = ((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u;
     let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 15u;
-    if HAS_QUAT && (adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP) {
-        let s = frame.lane_stride;
-        let l0 = lanes[i];
-        let l1 = lanes[s + i];
-        let l2 = lanes[2u * s + i];
-        let l3 = lanes[3u * s + i];
-        let q = quat_interpolate(
-            vec4<f32>(l0.x, l1.x, l2.x, l3.x),
-            vec4<f32>(l0.y, l1.y, l2.y, l3.y),
-            p,
-            adapter == ADAPTER_SLERP,
-            bitcast<f32>(row.params),
-        );
-        outputs[i] = q.x;
-        outputs[s + i] = q.y;
-        outputs[2u * s + i] = q.z;
-        outputs[3u * s + i] = q.w;
-        return;
+    let quat = HAS_QUAT && (adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP);
+    let vibrate = HAS_VIBRATE && (adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE);
+    // Every lane pair (from, to) the row uses is read once, and every output lane written
+    // once, whatever the adapter: rows of different adapters share a SIMD vector on software
+    // adapters, where each adapter's own reads and writes would cost every row. A
+    // quaternion reads all four lanes, punch and shake also lane 3 (their settings).
+    let s = frame.lane_stride;
+    let reads = select(lane_count, 4u, quat || vibrate);
+    var a = vec4<f32>(0.0);
+    var b = vec4<f32>(0.0);
+    for (var k = 0u; k < reads; k++) {
+        let pair = lanes[k * s + i];
+        a[k] = pair.x;
+        b[k] = pair.y;
     }
-    if HAS_VIBRATE && (adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE) {
+    var v = a + (b - a) * p;
+    if quat {
+        v = quat_interpolate(a, b, p, adapter == ADAPTER_SLERP, bitcast<f32>(row.params));
+    }
+    if vibrate {
         // (from, strength) per lane; lane 3 holds (f, k). `vibrate` in src/value.rs.
-        let settings = lanes[3u * frame.lane_stride + i];
-        var scale = exp(-settings.y * p) * sin(PI * settings.x * p);
+        var scale = exp(-b.w * p) * sin(PI * a.w * p);
         scale = select(scale, 0.0, p == 0.0 || p == 1.0);
-        let shake = adapter == ADAPTER_SHAKE;
-        let clock = noise_clock(row, kind);
-        for (var k = 0u; k < lane_count; k++) {
-            let pair = lanes[k * frame.lane_stride + i];
-            var v = pair.y * scale;
-            if shake {
-                v = v * shake_noise(row.params, clock, k);
-            }
-            outputs[k * frame.lane_stride + i] = pair.x + v;
+        var noise = vec4<f32>(1.0);
+        if adapter == ADAPTER_SHAKE {
+            let clock = noise_clock(row, kind);
+            noise = vec4<f32>(
+                shake_noise(row.params, clock, 0u),
+                shake_noise(row.params, clock, 1u),
+                shake_noise(row.params, clock, 2u),
+                1.0,
+            );
         }
-        return;
+        v = a + (b * scale) * noise;
     }
-    for (var k = 0u; k < lane_count; k++) {
-        let pair = lanes[k * frame.lane_stride + i];
-        outputs[k * frame.lane_stride + i] = pair.x + (pair.y - pair.x) * p;
+    let writes = select(lane_count, 4u, quat);
+    for (var k = 0u; k < writes; k++) {
+        outputs[k * s + i] = v[k];
     }
 }
