@@ -112,10 +112,13 @@ fn clamp_loops(c: f32, loops: i32) -> f32 {
 // division and ease where the CPU branches: SIMD-per-lane implementations (lavapipe) run
 // every branch of divergent code, masked, so each case written out is paid by every motion.
 fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
-    let delay = row.delay;
+    // Constants where no row of the table has a delay or a finite loop count (HAS_DELAY,
+    // HAS_FINITE_LOOPS in evaluate.wgsl): the same values, without their loads.
+    let delay = select(0.0, row.delay, HAS_DELAY);
+    let row_loops = select(-1, row.loops, HAS_FINITE_LOOPS);
     let duration = row.duration;
-    let infinite = row.loops < 0;
-    let loops = f32(row.loops);
+    let infinite = row_loops < 0;
+    let loops = f32(row_loops);
     let every_loop = (row.flags & FLAG_EVERY_LOOP_DELAY) != 0u;
     let t = pair_to_f32(time);
     let clamped_time = select(time, vec2<f32>(0.0, 0.0), t < 0.0);
@@ -137,7 +140,7 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     let div = divide(select(since_start, clamped_time, every_loop), divisor);
 
     var loop_index = div.index;
-    var completed = !infinite && clamp_loops(loop_index, row.loops) >= loops;
+    var completed = !infinite && clamp_loops(loop_index, row_loops) >= loops;
     // FirstLoop: before the start (index < 0) the phase is clamped to 0, as on the CPU.
     // EveryLoop: the phase is what is left of the period after the delay.
     let phase = select(select(div.rest, 0.0, loop_index < 0.0), div.rest - delay, every_loop);
@@ -164,12 +167,12 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     // the f64 reference puts a hair past the end).
     let snap = !zero && !completed && linear >= 1.0;
     loop_index = select(loop_index, loop_index + 1.0, snap);
-    let snapped_completed = !infinite && clamp_loops(loop_index, row.loops) >= loops;
+    let snapped_completed = !infinite && clamp_loops(loop_index, row_loops) >= loops;
     completed = select(completed, snapped_completed, snap);
     linear = select(linear, select(0.0, 1.0, snapped_completed), snap);
     delayed = select(delayed, every_loop && delay > 0.0 && !snapped_completed, snap);
 
-    let k = clamp_loops(loop_index, row.loops);
+    let k = clamp_loops(loop_index, row_loops);
     let completed_loops = u32(k);
     let at_end = select(0u, 1u, linear == 1.0);
     let odd = ((completed_loops + at_end) & 1u) == 1u;

@@ -13,8 +13,8 @@
 
 const WORKGROUP_SIZE: u32 = 256u;
 
-// Pipeline variants: each constant names a kind of row that needs code of its own, and the
-// executor sets it to false while no row of the table is of that kind (`Features` in
+// Pipeline variants: each constant names a kind of row that needs code (or a field read) of
+// its own, and the executor sets it to false while no row of the table is of that kind (`Features` in
 // src/gpu/variants.rs; keep in sync), so the compiler drops that code. Software adapters
 // (lavapipe) run both sides of every branch, masked, so code for a kind that no row has
 // would otherwise cost every row. A false constant never changes a result: it only removes
@@ -29,6 +29,10 @@ override HAS_TRANSCENDENTAL: bool = true;
 override HAS_QUAT: bool = true;
 // The punch or shake adapter.
 override HAS_VIBRATE: bool = true;
+// A delay other than +0 (without: the delay is the constant 0, not read).
+override HAS_DELAY: bool = true;
+// A finite loop count (without: the loop count is the constant -1, not read).
+override HAS_FINITE_LOOPS: bool = true;
 
 // frame.opaque_zero, read once per invocation.
 var<private> opaque_zero: u32;

@@ -52,6 +52,42 @@ fn eased(world: &mut MotionWorld, ease: Ease) -> Vec<Probe> {
     out
 }
 
+/// OutQuad over every loop type, infinite loops and no delay (as `benches/gpu.rs`).
+fn plain(world: &mut MotionWorld) -> Vec<Probe> {
+    [
+        LoopType::Restart,
+        LoopType::Flip,
+        LoopType::Yoyo,
+        LoopType::Incremental,
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(i, loop_type)| {
+        let motion = Motion::new(1.0f32, -4.0, 0.3 + 0.1 * i as f32)
+            .ease(Ease::OutQuad)
+            .loops(-1, loop_type);
+        probe(world, motion)
+    })
+    .collect()
+}
+
+/// Finite loop counts without a delay; they complete within the frames compared.
+fn finite(world: &mut MotionWorld) -> Vec<Probe> {
+    [
+        (1, LoopType::Restart),
+        (3, LoopType::Yoyo),
+        (2, LoopType::Incremental),
+    ]
+    .into_iter()
+    .map(|(loops, loop_type)| {
+        let motion = Motion::new(0.0f32, 6.0, 0.15)
+            .loops(loops, loop_type)
+            .preserve();
+        probe(world, motion)
+    })
+    .collect()
+}
+
 fn parametric(world: &mut MotionWorld) -> Vec<Probe> {
     [
         ParametricEase::Back {
@@ -166,6 +202,8 @@ fn paired(cpu: &mut MotionWorld, gpu: &mut MotionWorld, build: Build) -> Vec<(Pr
 #[test]
 fn worlds_of_one_kind_match_the_cpu() {
     let mut cases: Vec<(String, Build)> = vec![
+        ("plain, no delay".into(), plain),
+        ("finite loops".into(), finite),
         ("parametric".into(), parametric),
         ("curve".into(), curve),
         ("quaternion".into(), quaternion),
@@ -214,7 +252,7 @@ fn worlds_of_one_kind_match_the_cpu() {
         OutBounce,
         InOutBounce
     );
-    assert_eq!(cases.len(), 5 + Ease::ALL.len());
+    assert_eq!(cases.len(), 7 + Ease::ALL.len());
     for (what, build) in cases {
         let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
             return;
@@ -230,9 +268,11 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
         return;
     };
     // Plain rows first, then every other kind joins them one by one.
-    let mut probes = paired(&mut cpu, &mut gpu, |w| eased(w, Ease::OutQuad));
+    let mut probes = paired(&mut cpu, &mut gpu, plain);
     compare(&mut cpu, &mut gpu, &probes, 10, "plain");
-    let builds: [(&str, Build); 6] = [
+    let builds: [(&str, Build); 8] = [
+        ("+ delays", |w| eased(w, Ease::OutQuad)),
+        ("+ finite loops", finite),
         ("+ sequence", sequence),
         ("+ OutBounce", |w| eased(w, Ease::OutBounce)),
         ("+ parametric", parametric),

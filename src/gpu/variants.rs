@@ -1,6 +1,6 @@
 //! Variants of the evaluate pipeline: one per set of row kinds that need code of their own
 //! (sequence children, parametric eases and curves, the transcendental eases, quaternion and
-//! punch/shake adapters). The executor tracks which kinds its table may hold and binds the
+//! punch/shake adapters) or fields read (delays, finite loop counts). The executor tracks which kinds its table may hold and binds the
 //! variant compiled without the code for the others.
 //!
 //! Why: software adapters such as lavapipe run every branch of divergent code for every
@@ -19,12 +19,14 @@ use crate::value::AdapterKind;
 pub(crate) struct Features(pub u32);
 
 /// The pipeline-overridable constants, in bit order.
-pub(crate) const NAMES: [&str; 5] = [
+pub(crate) const NAMES: [&str; 7] = [
     "HAS_CHILD",
     "HAS_PARAMETRIC",
     "HAS_TRANSCENDENTAL",
     "HAS_QUAT",
     "HAS_VIBRATE",
+    "HAS_DELAY",
+    "HAS_FINITE_LOOPS",
 ];
 
 /// Number of variants (every subset of [`NAMES`]).
@@ -35,6 +37,8 @@ const PARAMETRIC: u32 = 2;
 const TRANSCENDENTAL: u32 = 4;
 const QUAT: u32 = 8;
 const VIBRATE: u32 = 16;
+const DELAY: u32 = 32;
+const FINITE_LOOPS: u32 = 64;
 
 impl Features {
     /// Every kind: the variant that can evaluate any row.
@@ -63,6 +67,14 @@ impl Features {
             bits |= QUAT;
         } else if adapter == AdapterKind::Punch as u32 || adapter == AdapterKind::Shake as u32 {
             bits |= VIBRATE;
+        }
+        // Without these the pass uses the constants 0 and -1 instead of reading the fields,
+        // so a -0 delay counts as a delay.
+        if row.delay.to_bits() != 0 {
+            bits |= DELAY;
+        }
+        if row.loops != -1 {
+            bits |= FINITE_LOOPS;
         }
         Self(bits)
     }
@@ -112,6 +124,7 @@ mod tests {
         assert_eq!(overrides, names);
     }
 
+    /// A row of no delay and infinite loops.
     fn row(ease: u32, adapter: AdapterKind, child: bool) -> MotionRow {
         let mut flags = ease | (adapter as u32) << crate::row::FLAG_ADAPTER_SHIFT;
         if child {
@@ -119,6 +132,7 @@ mod tests {
         }
         MotionRow {
             flags,
+            loops: -1,
             ..bytemuck::Zeroable::zeroed()
         }
     }
@@ -164,6 +178,15 @@ mod tests {
             Features::of(&row(Ease::OutBounce as u32, AdapterKind::Shake, true)),
             Features(CHILD | TRANSCENDENTAL | VIBRATE)
         );
+        let plain = row(0, AdapterKind::Lerp, false);
+        for (delay, want) in [(0.0, 0), (-0.0, DELAY), (0.25, DELAY)] {
+            let r = MotionRow { delay, ..plain };
+            assert_eq!(Features::of(&r), Features(want), "delay {delay}");
+        }
+        for (loops, want) in [(-1, 0), (1, FINITE_LOOPS), (7, FINITE_LOOPS)] {
+            let r = MotionRow { loops, ..plain };
+            assert_eq!(Features::of(&r), Features(want), "loops {loops}");
+        }
     }
 
     #[test]
@@ -177,6 +200,8 @@ mod tests {
                 ("HAS_TRANSCENDENTAL", 0.0),
                 ("HAS_QUAT", 0.0),
                 ("HAS_VIBRATE", 1.0),
+                ("HAS_DELAY", 0.0),
+                ("HAS_FINITE_LOOPS", 0.0),
             ]
         );
         assert_eq!(Features::ALL.index(), COUNT - 1);
