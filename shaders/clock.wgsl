@@ -60,12 +60,13 @@ fn pair_to_f32(p: vec2<f32>) -> f32 {
 // motion anchored now reads the same tiny residual (often not 0) as the f64 reference.
 fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
     let base = vec2<f32>(row.base_hi, row.base_lo);
-    if row.speed == 0.0 {
+    let speed = row_speed(row);
+    if speed == 0.0 {
         return base;
     }
     let hi = two_sum(w.x, -base.x);
     let elapsed = two_sum(hi.x, hi.y + ((w.y - base.y) + w.z));
-    return pair_mul(elapsed, row.speed);
+    return pair_mul(elapsed, speed);
 }
 
 // floor(p / d) and p - floor(p / d) * d for a pair p and a pair d > 0 (the EveryLoop period

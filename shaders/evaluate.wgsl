@@ -33,6 +33,13 @@ override HAS_VIBRATE: bool = true;
 override HAS_DELAY: bool = true;
 // A finite loop count (without: the loop count is the constant -1, not read).
 override HAS_FINITE_LOOPS: bool = true;
+// A playback speed other than 1 (without: the speed is the constant 1, not read).
+override HAS_SPEED: bool = true;
+
+// The row's speed (see HAS_SPEED).
+fn row_speed(row: MotionRow) -> f32 {
+    return select(1.0, row.speed, HAS_SPEED);
+}
 
 // frame.opaque_zero, read once per invocation.
 var<private> opaque_zero: u32;
@@ -87,8 +94,9 @@ fn shake_noise(seed: u32, clock: u32, lane: u32) -> f32 {
 // speed in f32, each step correctly rounded and kept from reassociation.
 fn noise_clock(row: MotionRow, kind: u32) -> u32 {
     let elapsed = opaque(frame.world_hi[min(kind, 2u)] - row.base_hi);
-    let t = opaque(elapsed * row.speed);
-    return bitcast<u32>(select(t, row.base_hi, row.speed == 0.0));
+    let speed = row_speed(row);
+    let t = opaque(elapsed * speed);
+    return bitcast<u32>(select(t, row.base_hi, speed == 0.0));
 }
 
 // Sequences nest at most this deep (`MAX_SEQUENCE_DEPTH` in src/sequence.rs).

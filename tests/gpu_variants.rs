@@ -88,6 +88,20 @@ fn finite(world: &mut MotionWorld) -> Vec<Probe> {
     .collect()
 }
 
+/// Playback speeds other than 1 (frozen, backward, faster), no delay, infinite loops.
+fn speeds(world: &mut MotionWorld) -> Vec<Probe> {
+    [0.0, -1.0, 1.75]
+        .into_iter()
+        .map(|speed| {
+            let motion = Motion::new(2.0f32, 9.0, 0.35)
+                .ease(Ease::InQuad)
+                .loops(-1, LoopType::Yoyo)
+                .playback_speed(speed);
+            probe(world, motion)
+        })
+        .collect()
+}
+
 fn parametric(world: &mut MotionWorld) -> Vec<Probe> {
     [
         ParametricEase::Back {
@@ -204,6 +218,7 @@ fn worlds_of_one_kind_match_the_cpu() {
     let mut cases: Vec<(String, Build)> = vec![
         ("plain, no delay".into(), plain),
         ("finite loops".into(), finite),
+        ("speeds".into(), speeds),
         ("parametric".into(), parametric),
         ("curve".into(), curve),
         ("quaternion".into(), quaternion),
@@ -252,7 +267,7 @@ fn worlds_of_one_kind_match_the_cpu() {
         OutBounce,
         InOutBounce
     );
-    assert_eq!(cases.len(), 7 + Ease::ALL.len());
+    assert_eq!(cases.len(), 8 + Ease::ALL.len());
     for (what, build) in cases {
         let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
             return;
@@ -270,7 +285,8 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
     // Plain rows first, then every other kind joins them one by one.
     let mut probes = paired(&mut cpu, &mut gpu, plain);
     compare(&mut cpu, &mut gpu, &probes, 10, "plain");
-    let builds: [(&str, Build); 8] = [
+    let builds: [(&str, Build); 9] = [
+        ("+ speeds", speeds),
         ("+ delays", |w| eased(w, Ease::OutQuad)),
         ("+ finite loops", finite),
         ("+ sequence", sequence),

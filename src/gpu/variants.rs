@@ -1,6 +1,6 @@
 //! Variants of the evaluate pipeline: one per set of row kinds that need code of their own
 //! (sequence children, parametric eases and curves, the transcendental eases, quaternion and
-//! punch/shake adapters) or fields read (delays, finite loop counts). The executor tracks which kinds its table may hold and binds the
+//! punch/shake adapters) or fields read (delays, finite loop counts, speeds other than 1). The executor tracks which kinds its table may hold and binds the
 //! variant compiled without the code for the others.
 //!
 //! Why: software adapters such as lavapipe run every branch of divergent code for every
@@ -19,7 +19,7 @@ use crate::value::AdapterKind;
 pub(crate) struct Features(pub u32);
 
 /// The pipeline-overridable constants, in bit order.
-pub(crate) const NAMES: [&str; 7] = [
+pub(crate) const NAMES: [&str; 8] = [
     "HAS_CHILD",
     "HAS_PARAMETRIC",
     "HAS_TRANSCENDENTAL",
@@ -27,6 +27,7 @@ pub(crate) const NAMES: [&str; 7] = [
     "HAS_VIBRATE",
     "HAS_DELAY",
     "HAS_FINITE_LOOPS",
+    "HAS_SPEED",
 ];
 
 /// Number of variants (every subset of [`NAMES`]).
@@ -39,6 +40,7 @@ const QUAT: u32 = 8;
 const VIBRATE: u32 = 16;
 const DELAY: u32 = 32;
 const FINITE_LOOPS: u32 = 64;
+const SPEED: u32 = 128;
 
 impl Features {
     /// Every kind: the variant that can evaluate any row.
@@ -68,13 +70,16 @@ impl Features {
         } else if adapter == AdapterKind::Punch as u32 || adapter == AdapterKind::Shake as u32 {
             bits |= VIBRATE;
         }
-        // Without these the pass uses the constants 0 and -1 instead of reading the fields,
-        // so a -0 delay counts as a delay.
+        // Without these the pass uses the constants 0, -1 and 1 instead of reading the
+        // fields, so a -0 delay counts as a delay.
         if row.delay.to_bits() != 0 {
             bits |= DELAY;
         }
         if row.loops != -1 {
             bits |= FINITE_LOOPS;
+        }
+        if row.speed.to_bits() != 1.0f32.to_bits() {
+            bits |= SPEED;
         }
         Self(bits)
     }
@@ -124,7 +129,7 @@ mod tests {
         assert_eq!(overrides, names);
     }
 
-    /// A row of no delay and infinite loops.
+    /// A row of no delay, infinite loops and speed 1.
     fn row(ease: u32, adapter: AdapterKind, child: bool) -> MotionRow {
         let mut flags = ease | (adapter as u32) << crate::row::FLAG_ADAPTER_SHIFT;
         if child {
@@ -133,6 +138,7 @@ mod tests {
         MotionRow {
             flags,
             loops: -1,
+            speed: 1.0,
             ..bytemuck::Zeroable::zeroed()
         }
     }
@@ -187,6 +193,10 @@ mod tests {
             let r = MotionRow { loops, ..plain };
             assert_eq!(Features::of(&r), Features(want), "loops {loops}");
         }
+        for (speed, want) in [(1.0, 0), (0.0, SPEED), (-1.0, SPEED), (1.5, SPEED)] {
+            let r = MotionRow { speed, ..plain };
+            assert_eq!(Features::of(&r), Features(want), "speed {speed}");
+        }
     }
 
     #[test]
@@ -202,6 +212,7 @@ mod tests {
                 ("HAS_VIBRATE", 1.0),
                 ("HAS_DELAY", 0.0),
                 ("HAS_FINITE_LOOPS", 0.0),
+                ("HAS_SPEED", 0.0),
             ]
         );
         assert_eq!(Features::ALL.index(), COUNT - 1);
