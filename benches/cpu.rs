@@ -9,8 +9,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use glam::Quat;
 use wgpu_tween::baseline::BaselineLoop;
-use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{Animatable, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 mod common;
 
@@ -163,8 +164,29 @@ fn typed_world(n: usize, mixed: bool) -> MotionWorld {
     world
 }
 
+/// A one-thread world of `n` staggered looping OutQuad motions of one type from `from` to
+/// `to` (the timing of `common::fill_typed`).
+fn uniform_world<T: Animatable>(n: usize, from: T, to: T) -> MotionWorld {
+    let mut world = MotionWorld::new();
+    world.set_cpu_threads(1);
+    world.reserve(n);
+    for i in 0..n {
+        let h = Motion::new(from, to, 2.0)
+            .ease(Ease::OutQuad)
+            .loops(-1, LoopType::Restart)
+            .run(&mut world)
+            .expect("valid motion");
+        world
+            .set_time(h, (i % 1000) as f64 * 0.002)
+            .expect("live motion");
+    }
+    world
+}
+
 /// Per-motion update cost of a world mixing value types against an all-f32 world of the
-/// same size (one thread; the target is within 1.25×).
+/// same size (one thread; the target is within 1.25×), with two references: an
+/// all-`Color` world (four lerped lanes per row: the memory traffic of a four-lane row) and
+/// an all-`Quat` world (every row slerped).
 fn mixed(c: &mut Criterion) {
     const N: usize = 100_000;
     let mut group = c.benchmark_group("mixed");
@@ -173,8 +195,16 @@ fn mixed(c: &mut Criterion) {
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
-    for (label, is_mixed) in [("all-f32-1t", false), ("f32-vec3-quat-color-1t", true)] {
-        let mut world = typed_world(N, is_mixed);
+    let worlds = [
+        ("all-f32-1t", typed_world(N, false)),
+        ("f32-vec3-quat-color-1t", typed_world(N, true)),
+        ("all-color-1t", uniform_world(N, Color::BLACK, Color::WHITE)),
+        (
+            "all-quat-1t",
+            uniform_world(N, Quat::IDENTITY, Quat::from_rotation_y(2.0)),
+        ),
+    ];
+    for (label, mut world) in worlds {
         group.bench_function(BenchmarkId::new(label, N), |b| {
             b.iter(|| world.update(DT).expect("valid delta"));
         });

@@ -443,7 +443,9 @@ fn vibrate(pairs: [[f32; 2]; 4], lanes: usize, p: f32, noise: Option<(u32, u32)>
 /// Slerp (or nlerp) of the unit quaternions in `pairs` (the builder has already turned
 /// `to` onto the shortest arc, so their dot is ≥ 0, and stored the angle `theta` between
 /// them), normalized. Kept operation for operation equal to `quat_interpolate` in
-/// `shaders/evaluate.wgsl`, but for `sin` (see [`sin_fast`]).
+/// `shaders/evaluate.wgsl`, but for `sin` (see [`sin_fast`]). The CPU executor evaluates
+/// quaternion rows in groups with the same operations (`QuatGroup` in `cpu/lanes.rs`): keep
+/// in sync.
 #[must_use]
 pub(crate) fn quat_interpolate(pairs: [[f32; 2]; 4], p: f32, slerp: bool, theta: f32) -> Lanes {
     let a = [pairs[0][0], pairs[1][0], pairs[2][0], pairs[3][0]];
@@ -464,21 +466,32 @@ pub(crate) fn quat_interpolate(pairs: [[f32; 2]; 4], p: f32, slerp: bool, theta:
     r.map(|x| x * inv)
 }
 
+/// The largest `|x|` for which [`sin_fast`] uses its polynomial ([`sin_poly`]).
+pub(crate) const SIN_POLY_MAX: f32 = std::f32::consts::FRAC_PI_2;
+
 /// `sin(x)`: a degree-11 Taylor polynomial on `[−π/2, π/2]` (error below 6e-8, about an
 /// f32 ulp; every slerp angle of `p ∈ [0, 1]` lies there), `f32::sin` elsewhere. A few times
 /// faster than libm's `sinf` on the CPU executor's slerp path; the GPU uses its `sin`.
 #[inline]
 #[must_use]
-fn sin_fast(x: f32) -> f32 {
-    if x.abs() <= std::f32::consts::FRAC_PI_2 {
-        let x2 = x * x;
-        x * (1.0
-            + x2 * (-1.0 / 6.0
-                + x2 * (1.0 / 120.0
-                    + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0 + x2 * (-1.0 / 39_916_800.0))))))
+pub(crate) fn sin_fast(x: f32) -> f32 {
+    if x.abs() <= SIN_POLY_MAX {
+        sin_poly(x)
     } else {
         x.sin()
     }
+}
+
+/// [`sin_fast`]'s polynomial alone (only meant for `|x| ≤ SIN_POLY_MAX`): branch-free, so
+/// the batched slerp (`cpu::lanes`) runs it in SIMD with the same operations.
+#[inline(always)]
+#[must_use]
+pub(crate) fn sin_poly(x: f32) -> f32 {
+    let x2 = x * x;
+    x * (1.0
+        + x2 * (-1.0 / 6.0
+            + x2 * (1.0 / 120.0
+                + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0 + x2 * (-1.0 / 39_916_800.0))))))
 }
 
 /// The angle `theta` between unit quaternions `a` and `b` (dot ≥ 0), as a slerp row stores

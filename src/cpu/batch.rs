@@ -9,7 +9,8 @@
 //!
 //! A chunk whose rows share everything but their lanes (a burst made in one update) skips
 //! passes 1 and 2: its one progress comes from the reference.
-//! 3. **Lerp**: lane 0 for every row, lanes 1–3 for the rows that have them.
+//! 3. **Values** ([`super::lanes`]): lane 0 for every row, lanes 1–3 for the rows that have
+//!    them; quaternion rows in SIMD groups, punch and shake per row.
 //!
 //! Every result equals the scalar reference [`progress`] bit for bit (a test checks this on
 //! random rows): the same operations in the same order, only without branches.
@@ -19,7 +20,6 @@ use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use crate::row::{
     MotionRow, FLAG_ADAPTER_SHIFT, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
 };
-use crate::value::{lerp, row_value};
 
 /// Rows per chunk: large enough to amortise the per-chunk checks, small enough that the
 /// temporaries stay in L1.
@@ -111,7 +111,7 @@ struct Shape {
     zero_duration: bool,
     /// Some row has more than one lane.
     multi_lane: bool,
-    /// Some row has an adapter other than lerp (the scalar path after the lerp pass).
+    /// Some row has an adapter other than lerp (overwritten after the lerp pass).
     non_lerp: bool,
     /// Some row has a parametric ease (the scalar path after the easing pass).
     parametric: bool,
@@ -323,42 +323,17 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
             }
         }
 
-        let pairs0 = &lanes[0][start..start + n];
-        for ((o, pair), &p) in out0[start..start + n].iter_mut().zip(pairs0).zip(&p[..n]) {
-            *o = lerp(pair[0], pair[1], p);
-        }
-        if shape.multi_lane {
-            // Lanes 1–3 of every row of the chunk, branch-free (SIMD): a row's unused lanes
-            // have pairs (0, 0), so their outputs stay 0. (Punch and shake rows keep their
-            // settings in lane 3; the adapter pass below rewrites all their lanes.)
-            let columns: [&mut [f32]; 3] = [&mut *out1, &mut *out2, &mut *out3];
-            for (column, pairs) in columns.into_iter().zip(&lanes[1..4]) {
-                let pairs = &pairs[start..start + n];
-                let column = &mut column[start..start + n];
-                for ((o, pair), &p) in column.iter_mut().zip(pairs).zip(&p[..n]) {
-                    *o = lerp(pair[0], pair[1], p);
-                }
-            }
-        }
-        if shape.non_lerp {
-            // Other adapters (slerp, nlerp): the scalar mirror of the WGSL, over the lerp
-            // pass's output.
-            for (i, row) in chunk.iter().enumerate() {
-                let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 0xf;
-                if adapter == 0 {
-                    continue;
-                }
-                let r = start + i;
-                let pairs = [lanes[0][r], lanes[1][r], lanes[2][r], lanes[3][r]];
-                let kind = row.time_kind() as usize;
-                let value = row_value(row, pairs, p[i], now[kind]);
-                // All four lanes: unused ones are 0, as for lerp rows.
-                out0[r] = value[0];
-                out1[r] = value[1];
-                out2[r] = value[2];
-                out3[r] = value[3];
-            }
-        }
+        let [o0, o1, o2, o3] = [&mut *out0, &mut *out1, &mut *out2, &mut *out3]
+            .map(|column| &mut column[start..start + n]);
+        super::lanes::values(
+            chunk,
+            [0, 1, 2, 3].map(|k| &lanes[k][start..start + n]),
+            [o0, o1, o2, o3],
+            &p[..n],
+            shape.multi_lane,
+            shape.non_lerp,
+            now,
+        );
     }
 }
 
@@ -367,6 +342,7 @@ mod tests {
     use super::*;
     use crate::row::pack_flags;
     use crate::settings::{DelayType, LoopType, TimeKind};
+    use crate::value::row_value;
     use bytemuck::Zeroable;
 
     use crate::cpu::test_rng::Rng;
@@ -511,7 +487,7 @@ mod tests {
             let kind = row.time_kind() as usize;
             let at = progress(row, row.clock(now[kind]));
             let p = eased_with(row, &at, params_of(i, row), pool.keys());
-            let want = crate::value::row_value(row, pairs_of(i, row), p, now[kind]);
+            let want = row_value(row, pairs_of(i, row), p, now[kind]);
             // Every lane: the unused ones must read 0.
             for (lane, out) in outs.iter().enumerate() {
                 assert_eq!(

@@ -17,7 +17,6 @@ use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use crate::row::{
     MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
 };
-use crate::value::{lerp, row_value};
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
 /// f32 relative times precise to < 4e-6 s (see `segment::TIME_MARGIN`).
@@ -514,7 +513,8 @@ fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
         && (a.flags ^ b.flags) & mask == 0
 }
 
-/// `out = lerp(from, to, p)` for every lane in use; other adapters per row after.
+/// `out = lerp(from, to, p)` for every lane in use; other adapters after (quaternion rows in
+/// SIMD groups, see [`lanes`](super::lanes)).
 fn lerp_lanes(
     chunk: &Head,
     rows: &[MotionRow],
@@ -523,34 +523,16 @@ fn lerp_lanes(
     now: &[f64; 3],
 ) {
     let Columns { lanes, outputs, .. } = columns;
-    let n = rows.len();
-    let [out0, out1, out2, out3] = outputs;
-    for ((o, pair), &p) in out0.iter_mut().zip(lanes[0]).zip(&p[..n]) {
-        *o = lerp(pair[0], pair[1], p);
-    }
-    if chunk.multi_lane {
-        // A row's unused lanes have pairs (0, 0), so their outputs stay 0.
-        let columns: [&mut [f32]; 3] = [&mut *out1, &mut *out2, &mut *out3];
-        for (column, pairs) in columns.into_iter().zip(&lanes[1..4]) {
-            for ((o, pair), &p) in column.iter_mut().zip(*pairs).zip(&p[..n]) {
-                *o = lerp(pair[0], pair[1], p);
-            }
-        }
-    }
-    if chunk.non_lerp {
-        // Slerp, nlerp, punch and shake: the scalar mirror of the WGSL, from this p.
-        for (i, row) in rows.iter().enumerate() {
-            if row.adapter_bits() == 0 {
-                continue;
-            }
-            let pairs = [lanes[0][i], lanes[1][i], lanes[2][i], lanes[3][i]];
-            let value = row_value(row, pairs, p[i], now[chunk.kind as usize]);
-            out0[i] = value[0];
-            out1[i] = value[1];
-            out2[i] = value[2];
-            out3[i] = value[3];
-        }
-    }
+    let [l0, l1, l2, l3, ..] = lanes;
+    super::lanes::values(
+        rows,
+        [l0, l1, l2, l3],
+        outputs,
+        p,
+        chunk.multi_lane,
+        chunk.non_lerp,
+        now,
+    );
 }
 
 #[cfg(test)]

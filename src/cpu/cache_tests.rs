@@ -3,6 +3,7 @@
 use super::*;
 use crate::row::pack_flags;
 use crate::settings::{DelayType, LoopType, TimeKind};
+use crate::value::row_value;
 use bytemuck::Zeroable;
 
 use crate::cpu::test_rng::Rng;

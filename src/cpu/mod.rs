@@ -6,6 +6,7 @@
 mod batch;
 mod cache;
 pub mod evaluate;
+mod lanes;
 mod pool;
 mod segment;
 #[cfg(test)]
