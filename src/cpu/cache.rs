@@ -10,12 +10,13 @@
 
 use super::batch::{self, Columns, CHUNK};
 use super::evaluate::progress;
-use super::segment::{self, Segment};
+use super::segment::{self, Next, Segment};
 use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 // FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
 // after the executor's pass), so it is never cached.
 use crate::row::{
-    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT,
+    FLAG_TIME_KIND_SHIFT,
 };
 use crate::value::{lerp, row_value};
 
@@ -146,7 +147,9 @@ impl CachePtr {
     pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
         // SAFETY: per the contract.
         let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
-        if head.dirty || head.state != State::Fast {
+        // A deriving chunk reads its rows only in the rare fallback to the exact path, and
+        // its `hi` column streams in order (the hardware prefetcher's case).
+        if head.dirty || head.state != State::Fast || head.derive {
             return;
         }
         let w = now[head.kind as usize] - head.epoch;
@@ -245,6 +248,9 @@ pub(crate) struct Head {
     loop_type: u8,
     multi_lane: bool,
     non_lerp: bool,
+    /// Every row loops for ever, forward, without a delay between loops: a row at its
+    /// segment's end can derive the next loop's segment ([`segment::next_loop`]).
+    derive: bool,
 }
 
 impl Default for Head {
@@ -263,6 +269,7 @@ impl Default for Head {
             loop_type: 0,
             multi_lane: false,
             non_lerp: false,
+            derive: false,
         }
     }
 }
@@ -281,12 +288,20 @@ impl Head {
     fn classify(&mut self, rows: &[MotionRow]) {
         let first = rows[0].flags;
         let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
+        let mut gapless = true;
         let key_mask = 0x3ff | (3 << FLAG_TIME_KIND_SHIFT); // ease, loop type, time kind
         for r in rows {
             differ |= (r.flags ^ first) & key_mask;
             lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
             adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
             excluded |= r.flags & FLAG_CHILD != 0;
+            // Infinite loops, a forward clock, loops back to back (a first-loop delay is
+            // over by the first moving segment; an every-loop one is a gap).
+            gapless &= r.loops < 0
+                && r.speed > 0.0
+                && r.speed.is_finite()
+                && r.duration > 0.0
+                && (r.flags & FLAG_EVERY_LOOP_DELAY == 0 || r.delay == 0.0);
         }
         let ease = first & 0xff;
         // Circ eases have an infinite slope at their ends, where the segment's rounding
@@ -308,6 +323,7 @@ impl Head {
         (self.kind, self.ease, self.loop_type) = key;
         self.multi_lane = lanes != 0;
         self.non_lerp = adapters != 0;
+        self.derive = gapless;
         self.state = if fast { State::Fast } else { State::Slow };
         self.dirty = false;
     }
@@ -335,6 +351,35 @@ impl Chunk<'_> {
         head.max_r = 0.0;
         head.rebase_at = head.rebase_limit(index);
     }
+
+    /// [`rebase`](Self::rebase) for a chunk whose segments were made for its current rows
+    /// ([`Head::derive`]): every moving segment is moved to the new epoch
+    /// ([`segment::rebased`]), reading the rows (in order) but not evaluating them; the others
+    /// are dropped.
+    fn rebase_derived(&mut self, rows: &[MotionRow], w: f64, index: usize) {
+        let head = &mut *self.head;
+        let from = head.epoch;
+        head.epoch = w;
+        let n = rows.len();
+        let lt = head.loop_type;
+        for (i, row) in rows.iter().enumerate() {
+            let s = Segment {
+                r: self.r[i],
+                c: self.c[i],
+                hi: self.hi[i],
+                off: self.off[i],
+            };
+            let s = segment::rebased(row, lt, s, from, w, 0.0).unwrap_or(segment::NONE);
+            self.c[i] = s.c;
+            self.hi[i] = s.hi;
+        }
+        // The rows that kept a segment got theirs from their own timing: a chunk that shared
+        // one still does only if the new `c`s agree too.
+        let c0 = self.c[0].to_bits();
+        head.same_all &= self.c[..n].iter().all(|c| c.to_bits() == c0);
+        head.min_hi = min_of(self.hi, n);
+        head.rebase_at = head.rebase_limit(index);
+    }
 }
 
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
@@ -357,7 +402,13 @@ pub(crate) fn evaluate_chunk(
     let w_abs = now[chunk.head.kind as usize];
     let mut w = w_abs - chunk.head.epoch;
     if !(w >= 0.0 && w < chunk.head.rebase_at) {
-        chunk.rebase(w_abs, index);
+        // A chunk past its re-base time moves its segments along; one that was invalidated
+        // (`rebase_at` < 0) or cannot derive drops them.
+        if chunk.head.derive && chunk.head.rebase_at > 0.0 && w >= chunk.head.rebase_at {
+            chunk.rebase_derived(rows, w_abs, index);
+        } else {
+            chunk.rebase(w_abs, index);
+        }
         w = 0.0;
     }
     let n = rows.len();
@@ -435,7 +486,19 @@ fn by_loop_with(
     }
 }
 
-/// Rows at or past the end of their segment: the exact path, and their next segment.
+/// One row's eased progress from its segment `s` at `w`: [`by_loop_with`]'s arithmetic.
+#[inline(always)]
+fn segment_eased(f: impl Fn(f32) -> f32, loop_type: u8, s: &Segment, w: f32) -> f32 {
+    let e = f((w * s.r + s.c).clamp(0.0, 1.0));
+    match loop_type {
+        1 if s.off != 0.0 => 1.0 - e,
+        2 => s.off + e,
+        _ => e,
+    }
+}
+
+/// Rows at or past the end of their segment: the next loop's segment where it can be derived
+/// from the current one, else the exact path, which also gives their next segment.
 fn refresh(
     chunk: &mut Chunk<'_>,
     index: usize,
@@ -464,14 +527,39 @@ fn refresh(
     // Rows made together share their timing, hence their progress and segment: one exact
     // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
     let mut last: Option<(&MotionRow, f32, Segment)> = None;
+    let ease = Ease::from_bits(u32::from(head.ease));
+    let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
+    let e1 = if head.derive { ease(1.0) } else { 0.0 };
+    // Restart and Yoyo never read `off` (always 0 for them); and while the rows share `r`,
+    // `r[0]` stands for every row's: the sparse reads and writes of those columns would
+    // miss, the hot loop not having touched them.
+    let uses_off = matches!(head.loop_type, 1 | 2);
+    let (had_same_r, r0_before) = (head.same_r, chunk.r[0]);
     while bits != 0 {
-        // (Their rows were prefetched a chunk ago, see `CachePtr::prefetch`.)
         let i = bits.trailing_zeros() as usize;
         bits &= bits - 1;
+        // (A dropped segment, `hi` = −∞, has nothing to derive from.)
+        let next = if head.derive && chunk.hi[i] != f32::NEG_INFINITY {
+            let r = if had_same_r { r0_before } else { chunk.r[i] };
+            let off = if uses_off { chunk.off[i] } else { 0.0 };
+            segment::next_loop(head.loop_type, e1, r, chunk.c[i], off, w)
+        } else {
+            Next::No
+        };
         let row = &rows[i];
-        let (eased, s) = match last {
-            Some((prev, eased, s)) if same_timing(prev, row) => (eased, s),
-            _ => {
+        let (eased, s) = match (next, last) {
+            // The usual loop end: the next loop's segment, without the row.
+            (Next::Segment(s), _) => (segment_eased(ease, head.loop_type, &s, w), s),
+            // (Rows for the exact path were prefetched a chunk ago, see
+            // `CachePtr::prefetch`.)
+            (_, Some((prev, eased, s))) if same_timing(prev, row) => (eased, s),
+            (Next::Early, _) => {
+                // At the boundary itself: the reference's value, the segment kept.
+
+                p[i] = progress(row, row.clock(w_abs)).eased;
+                continue;
+            }
+            (Next::No, _) => {
                 let at = progress(row, row.clock(w_abs));
                 let s = segment::segment(row, w_abs, head.epoch, &at);
                 last = Some((row, at.eased, s));
@@ -483,12 +571,20 @@ fn refresh(
             (chunk.r[0], chunk.c[0], chunk.off[0]) = (s.r, s.c, s.off);
         }
         let (r0, c0, off0) = (chunk.r[0], chunk.c[0], chunk.off[0]);
-        same_r &= s.r.to_bits() == r0.to_bits();
-        same_all &= same_r && s.c.to_bits() == c0.to_bits() && s.off.to_bits() == off0.to_bits();
-        chunk.r[i] = s.r;
+        let kept_r = s.r.to_bits() == r0.to_bits();
+        same_r &= kept_r;
+        same_all &= same_r
+            && s.c.to_bits() == c0.to_bits()
+            && (!uses_off || s.off.to_bits() == off0.to_bits());
+        // A partial refresh of rows that shared `r[0]` and still do leaves `r[i]` as it was.
+        if full || !had_same_r || !kept_r {
+            chunk.r[i] = s.r;
+        }
         chunk.c[i] = s.c;
         chunk.hi[i] = s.hi;
-        chunk.off[i] = s.off;
+        if uses_off {
+            chunk.off[i] = s.off;
+        }
         head.max_r = head.max_r.max(s.r.abs());
     }
     head.min_hi = min_of(chunk.hi, n);
