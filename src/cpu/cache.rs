@@ -138,6 +138,18 @@ impl CachePtr {
 }
 
 impl CachePtr {
+    /// Whether chunk `index` derives its rows' segments ([`Head::derive`]): such a chunk
+    /// reads its rows only in the rare fallback to the exact path, so nothing is prefetched
+    /// for it or, as chunks made together are alike, for the chunks after it.
+    ///
+    /// # Safety
+    /// As [`chunk`](Self::chunk), for the duration of the call.
+    #[inline(always)]
+    pub unsafe fn derives(self, index: usize) -> bool {
+        // SAFETY: per the contract.
+        unsafe { (*self.heads.add(index)).derive }
+    }
+
     /// Prefetches what chunk `index`'s refresh will read, ahead of time, so that the misses
     /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
     /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
@@ -147,9 +159,7 @@ impl CachePtr {
     pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
         // SAFETY: per the contract.
         let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
-        // A deriving chunk reads its rows only in the rare fallback to the exact path, and
-        // its `hi` column streams in order (the hardware prefetcher's case).
-        if head.dirty || head.state != State::Fast || head.derive {
+        if head.dirty || head.state != State::Fast {
             return;
         }
         let w = now[head.kind as usize] - head.epoch;
@@ -383,7 +393,9 @@ impl Chunk<'_> {
 }
 
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
-/// `p` is scratch space (the caller's, so it is not zeroed per chunk).
+/// `p` is scratch space (the caller's, so it is not zeroed per chunk). Inlined into the
+/// executor's loop, once per instruction set (see `cpu::evaluate_range`).
+#[inline(always)]
 pub(crate) fn evaluate_chunk(
     mut chunk: Chunk<'_>,
     index: usize,
@@ -411,27 +423,38 @@ pub(crate) fn evaluate_chunk(
         }
         w = 0.0;
     }
-    let n = rows.len();
+    let w = w as f32;
     if chunk.head.same_all {
         // A burst: one segment for the whole chunk.
-        eased(&chunk, w as f32, 1, p);
-        let first = p[0];
-        p[..n].fill(first);
+        let s = Segment {
+            r: chunk.r[0],
+            c: chunk.c[0],
+            hi: chunk.hi[0],
+            off: chunk.off[0],
+        };
+        let ease = Ease::from_bits(u32::from(chunk.head.ease));
+        let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
+        p.fill(segment_eased(ease, chunk.head.loop_type, &s, w));
     } else {
-        eased(&chunk, w as f32, n, p);
+        eased(&chunk, w, p);
     }
-    refresh(&mut chunk, index, rows, w_abs, w as f32, p);
+    // (Checked here: most updates of a chunk have no row due, and `refresh` is not inlined.)
+    if w >= chunk.head.min_hi {
+        refresh(&mut chunk, index, rows, w_abs, w, p);
+    }
     lerp_lanes(chunk.head, rows, columns, p, now);
 }
 
 /// The eased progress of every row from its segment (garbage for rows past theirs, which
-/// [`refresh`] overwrites). One monomorphic loop per (ease, loop type).
-fn eased(chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
+/// [`refresh`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
+/// type), over the whole chunk: a fixed count compiles to vector code without a scalar tail.
+#[inline(always)]
+fn eased(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
     macro_rules! dispatch {
         ($($ease:ident),*) => {
             match Ease::from_bits(u32::from(chunk.head.ease)) {
-                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, n, p),)*
-                None => by_loop(|x| x, chunk, w, n, p),
+                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, p),)*
+                None => by_loop(|x| x, chunk, w, p),
             }
         };
     }
@@ -439,14 +462,14 @@ fn eased(chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
 }
 
 #[inline(always)]
-fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
-    let (p, c, off) = (&mut p[..n], &chunk.c[..n], &chunk.off[..n]);
+fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
+    let (c, off) = (&*chunk.c, &*chunk.off);
     if chunk.head.same_r {
         // One `w·r` for the chunk (the same product as per row): only `c` is read.
         let wr = w * chunk.r[0];
         by_loop_with(&f, chunk.head.loop_type, p, c, off, |_| wr);
     } else {
-        let r = &chunk.r[..n];
+        let r = &*chunk.r;
         by_loop_with(&f, chunk.head.loop_type, p, c, off, |i| w * r[i]);
     }
 }
@@ -455,13 +478,11 @@ fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, n: usize, p: &mut 
 fn by_loop_with(
     f: impl Fn(f32) -> f32,
     loop_type: u8,
-    p: &mut [f32],
-    c: &[f32],
-    off: &[f32],
+    p: &mut [f32; CHUNK],
+    c: &[f32; CHUNK],
+    off: &[f32; CHUNK],
     wr: impl Fn(usize) -> f32,
 ) {
-    let n = p.len();
-    let (c, off) = (&c[..n], &off[..n]);
     let x = |i: usize| (wr(i) + c[i]).clamp(0.0, 1.0);
     match loop_type {
         // Flip: a mirrored loop is 1 − E.
@@ -498,7 +519,9 @@ fn segment_eased(f: impl Fn(f32) -> f32, loop_type: u8, s: &Segment, w: f32) -> 
 }
 
 /// Rows at or past the end of their segment: the next loop's segment where it can be derived
-/// from the current one, else the exact path, which also gives their next segment.
+/// from the current one, else the exact path, which also gives their next segment. Called
+/// when `w` has reached the chunk's `min_hi`.
+#[inline(never)]
 fn refresh(
     chunk: &mut Chunk<'_>,
     index: usize,
@@ -507,9 +530,6 @@ fn refresh(
     w: f32,
     p: &mut [f32; CHUNK],
 ) {
-    if w < chunk.head.min_hi {
-        return;
-    }
     let head = &mut *chunk.head;
     let n = rows.len();
     let due = due_mask(chunk.hi, w, n);
@@ -568,14 +588,17 @@ fn refresh(
         };
         p[i] = eased;
         if full && i == first {
-            (chunk.r[0], chunk.c[0], chunk.off[0]) = (s.r, s.c, s.off);
+            (chunk.r[0], chunk.c[0]) = (s.r, s.c);
+            if uses_off {
+                chunk.off[0] = s.off;
+            }
         }
-        let (r0, c0, off0) = (chunk.r[0], chunk.c[0], chunk.off[0]);
+        let (r0, c0) = (chunk.r[0], chunk.c[0]);
         let kept_r = s.r.to_bits() == r0.to_bits();
         same_r &= kept_r;
         same_all &= same_r
             && s.c.to_bits() == c0.to_bits()
-            && (!uses_off || s.off.to_bits() == off0.to_bits());
+            && (!uses_off || s.off.to_bits() == chunk.off[0].to_bits());
         // A partial refresh of rows that shared `r[0]` and still do leaves `r[i]` as it was.
         if full || !had_same_r || !kept_r {
             chunk.r[i] = s.r;

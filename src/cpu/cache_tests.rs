@@ -51,7 +51,7 @@ fn cached_values_follow_the_reference() {
         }
     }
     let steps = [1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0];
-    follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps);
+    follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, false);
 }
 
 /// Chunks whose rows loop for ever, forward and back to back (the chunks that derive each
@@ -70,7 +70,7 @@ fn derived_segments_follow_the_reference() {
         LoopType::Incremental,
         LoopType::Yoyo,
     ];
-    let mut now = [12_345.6, 3.0, 777.7];
+    let now = [12_345.6, 3.0, 777.7];
     let mut rows = Vec::new();
     let mut gapless = Vec::new();
     for chunk in 0..64 {
@@ -127,23 +127,50 @@ fn derived_segments_follow_the_reference() {
         0.1,
         0.75,
     ];
-    let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 6000, &steps);
-    for (index, &gapless) in gapless.iter().enumerate() {
-        assert_eq!(cache.heads[index].derive, gapless, "chunk {index}");
+    // Compiled for the baseline, and for AVX2 as the executor runs it where it can.
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    for with_avx2 in [false, avx2] {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 6000, &steps, with_avx2);
+        for (index, &gapless) in gapless.iter().enumerate() {
+            assert_eq!(cache.heads[index].derive, gapless, "chunk {index}");
+        }
     }
+}
+
+/// [`evaluate_chunk`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn evaluate_chunk_avx2(
+    chunk: Chunk<'_>,
+    index: usize,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    now: &[f64; 3],
+    p: &mut [f32; CHUNK],
+) {
+    evaluate_chunk(chunk, index, rows, columns, now, p);
 }
 
 /// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
 /// `now`, each advanced by a step picked from `steps`, re-anchoring a random row now and then
 /// (as `set_time` does), and checks every output lane of every row after every update against
 /// the reference (`progress` and `row_value`): within the conformance tolerance, and bit for
-/// bit on the first update (where every row takes the exact path).
+/// bit on the first update (where every row takes the exact path). With `avx2` the chunks
+/// go through the AVX2 build of [`evaluate_chunk`] (the caller checks the CPU has it).
 fn follow_the_reference(
     rows: &mut [MotionRow],
     now: &mut [f64; 3],
     rng: &mut Rng,
     frames: usize,
     steps: &[f64],
+    avx2: bool,
 ) -> Cache {
     let pairs: Vec<[[f32; 2]; 4]> = (0..rows.len())
         .map(|i| {
@@ -187,23 +214,25 @@ fn follow_the_reference(
             };
             // SAFETY: in bounds; one chunk at a time.
             let chunk = unsafe { ptr.chunk(index) };
-            evaluate_chunk(
-                chunk,
-                index,
-                &rows[start..end],
-                Columns {
-                    lanes: [0, 1, 2, 3, 4, 5].map(|k| &columns[k][start..end]),
-                    outputs: [
-                        &mut o0[start..end],
-                        &mut o1[start..end],
-                        &mut o2[start..end],
-                        &mut o3[start..end],
-                    ],
-                    keys: &[],
-                },
-                now,
-                &mut p,
-            );
+            let columns = Columns {
+                lanes: [0, 1, 2, 3, 4, 5].map(|k| &columns[k][start..end]),
+                outputs: [
+                    &mut o0[start..end],
+                    &mut o1[start..end],
+                    &mut o2[start..end],
+                    &mut o3[start..end],
+                ],
+                keys: &[],
+            };
+            let rows = &rows[start..end];
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the caller checked for AVX2.
+                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut p) };
+                continue;
+            }
+            assert!(!avx2);
+            evaluate_chunk(chunk, index, rows, columns, now, &mut p);
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;

@@ -140,13 +140,54 @@ struct OutPtr(*mut f32);
 unsafe impl Send for OutPtr {}
 unsafe impl Sync for OutPtr {}
 
-/// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk.
+/// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk:
+/// with AVX2 where the CPU has it (the hot loops then take eight rows per instruction instead
+/// of four; the results are the same, IEEE operations lane by lane and no fused multiply-add).
 ///
 /// # Safety
 /// `range.start` must be a multiple of [`batch::CHUNK`]; every output column must have at
 /// least `range.end` elements and the cache at least `range.end.div_ceil(CHUNK)` chunks; no
 /// other thread may touch `range` of the columns or those chunks during the call.
 unsafe fn evaluate_range(
+    inputs: &Inputs<'_>,
+    outputs: [OutPtr; 4],
+    cache: CachePtr,
+    range: std::ops::Range<usize>,
+    now: &[f64; 3],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2; the rest per this function's contract.
+        unsafe { evaluate_range_avx2(inputs, outputs, cache, range, now) };
+        return;
+    }
+    // SAFETY: per the contract.
+    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) };
+}
+
+/// [`evaluate_range_with`] compiled for AVX2.
+///
+/// # Safety
+/// As [`evaluate_range`], on a CPU with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn evaluate_range_avx2(
+    inputs: &Inputs<'_>,
+    outputs: [OutPtr; 4],
+    cache: CachePtr,
+    range: std::ops::Range<usize>,
+    now: &[f64; 3],
+) {
+    // SAFETY: per the contract.
+    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) };
+}
+
+/// The body of [`evaluate_range`], inlined into each instruction set's version.
+///
+/// # Safety
+/// As [`evaluate_range`].
+#[inline(always)]
+unsafe fn evaluate_range_with(
     inputs: &Inputs<'_>,
     outputs: [OutPtr; 4],
     cache: CachePtr,
@@ -161,14 +202,14 @@ unsafe fn evaluate_range(
         // A refresh's reads miss (the hot loop does not touch them): ask for them two and
         // one chunks ahead, the `hi` column then the rows it names.
         let index = start / batch::CHUNK;
-        // SAFETY: chunks of this range, not the one in use.
-        unsafe {
+        // SAFETY: chunks of this range, not the one in use (`derives` reads the one before).
+        if index == range.start / batch::CHUNK || !unsafe { cache.derives(index - 1) } {
             if index + 2 < last {
-                cache.prefetch(index + 2, None, now);
+                unsafe { cache.prefetch(index + 2, None, now) };
             }
             if index + 1 < last {
                 let next = end..(end + batch::CHUNK).min(range.end);
-                cache.prefetch(index + 1, Some(&inputs.rows[next]), now);
+                unsafe { cache.prefetch(index + 1, Some(&inputs.rows[next]), now) };
             }
         }
         let len = end - start;
