@@ -138,28 +138,20 @@ impl CachePtr {
 }
 
 impl CachePtr {
-    /// Whether chunk `index` derives its rows' segments ([`Head::derive`]): such a chunk
-    /// reads its rows only in the rare fallback to the exact path, so nothing is prefetched
-    /// for it or, as chunks made together are alike, for the chunks after it.
-    ///
-    /// # Safety
-    /// As [`chunk`](Self::chunk), for the duration of the call.
-    #[inline(always)]
-    pub unsafe fn derives(self, index: usize) -> bool {
-        // SAFETY: per the contract.
-        unsafe { (*self.heads.add(index)).derive }
-    }
-
     /// Prefetches what chunk `index`'s refresh will read, ahead of time, so that the misses
     /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
     /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
     ///
+    /// A deriving chunk ([`Head::derive`]) reads its rows only in the rare fallback to the
+    /// exact path: only its `hi` column is prefetched.
+    ///
     /// # Safety
     /// As [`chunk`](Self::chunk), for the duration of the call.
+    #[inline(always)]
     pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
         // SAFETY: per the contract.
         let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
-        if head.dirty || head.state != State::Fast {
+        if head.dirty || head.state != State::Fast || (rows.is_some() && head.derive) {
             return;
         }
         let w = now[head.kind as usize] - head.epoch;

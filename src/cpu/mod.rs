@@ -202,14 +202,14 @@ unsafe fn evaluate_range_with(
         // A refresh's reads miss (the hot loop does not touch them): ask for them two and
         // one chunks ahead, the `hi` column then the rows it names.
         let index = start / batch::CHUNK;
-        // SAFETY: chunks of this range, not the one in use (`derives` reads the one before).
-        if index == range.start / batch::CHUNK || !unsafe { cache.derives(index - 1) } {
+        // SAFETY: chunks of this range, not the one in use.
+        unsafe {
             if index + 2 < last {
-                unsafe { cache.prefetch(index + 2, None, now) };
+                cache.prefetch(index + 2, None, now);
             }
             if index + 1 < last {
                 let next = end..(end + batch::CHUNK).min(range.end);
-                unsafe { cache.prefetch(index + 1, Some(&inputs.rows[next]), now) };
+                cache.prefetch(index + 1, Some(&inputs.rows[next]), now);
             }
         }
         let len = end - start;
