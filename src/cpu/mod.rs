@@ -18,11 +18,12 @@ use pool::WorkerPool;
 
 pub use evaluate::{progress, Progress};
 
-/// Rows per thread below which splitting costs more than it saves (waking a parked thread
-/// is ~10–30 µs; one row is 1–3 ns with the segment cache). Measured with `benches/cpu.rs`
-/// on 2 cores before the cache; at 100k rows the second thread now gains little or loses on
-/// a busy machine, so this may want raising.
-const ROWS_PER_PART: usize = 16_384;
+/// Rows per thread below which splitting costs more than it saves: waking a parked thread and
+/// waiting for it is ~10–30 µs on an idle machine (more when the other cores are busy), and a
+/// row inside its segment costs under 1 ns. With `benches/cpu.rs` on 2 cores, 100k rows on two
+/// threads were no faster than on one when idle and 40–60% slower on a busy machine; so a
+/// second thread from 128k rows.
+const ROWS_PER_PART: usize = 65_536;
 
 /// The CPU executor. Owned by a [`MotionWorld`](crate::MotionWorld).
 pub(crate) struct CpuExecutor {
