@@ -260,10 +260,12 @@ pub(crate) fn next_loop(loop_type: u8, e1: f32, r: f32, c: f32, off: f32, w: f32
 
 /// Row `row`'s moving segment `s` (relative to epoch `from`, a chunk whose rows loop as
 /// [`next_loop`] needs) moved to epoch `to`, if relative world time `w` (from `to`) lies
-/// safely inside it. The loop is the same, so `r` and `off` are kept; `c` is recomputed in f64
-/// from the row, as [`segment`] computes it, with the loop index `k` that the old `c` implies
-/// (it is within a rounding of an integer off the row's loop count), so that re-basing never
-/// accumulates the rounding of `r` and `c` the way shifting `c` by `(to − from)·r` would.
+/// safely inside it. The loop is the same, so `r` is kept; `c` is recomputed in f64 from the
+/// row, as [`segment`] computes it, with the loop index `k` that the old `c` implies (it is
+/// within a rounding of an integer off the row's loop count), and Incremental's `off` from
+/// `k`, so that re-basing never accumulates the rounding of `r`, `c` and `off` the way
+/// shifting `c` by `(to − from)·r` would. A `k` whose parity disagrees with the segment's
+/// folding (Yoyo's direction, Flip's mirror) is no segment.
 #[inline]
 pub(crate) fn rebased(
     row: &MotionRow,
@@ -292,11 +294,24 @@ pub(crate) fn rebased(
     let k_raw = loops_from - unfold(f64::from(s.c));
     let k = k_raw.round();
     // A `c` that is not the row's (a stale one) or a parity that disagrees: the exact path.
-    if (k_raw - k).abs() > 1e-3 || (loop_type == 3 && (k.rem_euclid(2.0) == 1.0) != backward) {
+    let odd = k.rem_euclid(2.0) == 1.0;
+    let parity_agrees = match loop_type {
+        1 => odd == (s.off != 0.0),
+        3 => odd == backward,
+        _ => true,
+    };
+    if (k_raw - k).abs() > 1e-3 || k < 0.0 || !parity_agrees {
         return None;
     }
     let c = unfold(((to - base) * speed - lead) * inv_duration - k);
-    ending(s.r, c as f32, s.off, w)
+    // Incremental's offset from `k` as the reference forms it (`E(1)·k`, `k` saturated to
+    // u32), not the sum that loop ends built up.
+    let off = if loop_type == 2 {
+        row.ease().evaluate(1.0) * (k as u32) as f32
+    } else {
+        s.off
+    };
+    ending(s.r, c as f32, off, w)
 }
 
 /// The segment `(r, c, off)` with its end where `x` reaches the far margin, if `w` lies inside
