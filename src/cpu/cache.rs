@@ -316,6 +316,8 @@ impl Chunk<'_> {
         head.epoch = w;
         let n = rows.len();
         let lt = head.loop_type;
+        // Flip's and Incremental's offsets (Restart and Yoyo leave `off` unused).
+        let uses_off = matches!(lt, 1 | 2);
         for (i, row) in rows.iter().enumerate() {
             let s = Segment {
                 r: self.r[i],
@@ -326,11 +328,15 @@ impl Chunk<'_> {
             let s = segment::rebased(row, lt, s, from, w, 0.0).unwrap_or(segment::NONE);
             self.c[i] = s.c;
             self.hi[i] = s.hi;
+            if uses_off {
+                self.off[i] = s.off;
+            }
         }
         // The rows that kept a segment got theirs from their own timing: a chunk that shared
-        // one still does only if the new `c`s agree too.
-        let c0 = self.c[0].to_bits();
-        head.same_all &= self.c[..n].iter().all(|c| c.to_bits() == c0);
+        // one still does only if the new `c`s (and offsets) agree too.
+        let (c0, off0) = (self.c[0].to_bits(), self.off[0].to_bits());
+        head.same_all &= self.c[..n].iter().all(|c| c.to_bits() == c0)
+            && (!uses_off || self.off[..n].iter().all(|o| o.to_bits() == off0));
         head.min_hi = min_of(self.hi, n);
         head.rebase_at = head.rebase_limit(index);
     }
