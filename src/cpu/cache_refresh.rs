@@ -105,12 +105,18 @@ pub(super) fn refresh(
     // miss, the hot loop not having touched them.
     let uses_off = matches!(head.loop_type, 1 | 2);
     let (had_same_r, r0_before) = (head.same_r, chunk.r[0]);
+    // One division for the chunk's shared `r` (the next loop's end is `(target − c)/r`).
+    let inv_r0 = 1.0 / f64::from(r0_before);
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
         bits &= bits - 1;
         // (A dropped segment, `hi` = −∞, has nothing to derive from.)
         let next = if head.derive && chunk.hi[i] != f32::NEG_INFINITY {
-            let r = if had_same_r { r0_before } else { chunk.r[i] };
+            let r = if had_same_r {
+                (r0_before, inv_r0)
+            } else {
+                (chunk.r[i], 1.0 / f64::from(chunk.r[i]))
+            };
             let off = if uses_off { chunk.off[i] } else { 0.0 };
             segment::next_loop(head.loop_type, e1, r, chunk.c[i], off, w)
         } else {

@@ -233,8 +233,17 @@ pub(crate) enum Next {
 /// `|c| < 8`); a re-base recomputes `c` from the row ([`rebased`]), which bounds the sum to
 /// the loops of one epoch (`PRECISION_SPAN` of them at most); the ends keep [`end_of`]'s
 /// margins in `x`, which cover it many times over.
+///
+/// `inv_r` is `1 / r` in f64 (computed once for a chunk whose rows share `r`).
 #[inline]
-pub(crate) fn next_loop(loop_type: u8, e1: f32, r: f32, c: f32, off: f32, w: f32) -> Next {
+pub(crate) fn next_loop(
+    loop_type: u8,
+    e1: f32,
+    (r, inv_r): (f32, f64),
+    c: f32,
+    off: f32,
+    w: f32,
+) -> Next {
     if !(r > 0.0 || (loop_type == 3 && r < 0.0)) {
         return Next::No; // a constant segment, or a backward clock
     }
@@ -245,7 +254,8 @@ pub(crate) fn next_loop(loop_type: u8, e1: f32, r: f32, c: f32, off: f32, w: f32
         2 => (r, c - 1.0, (f64::from(off) + f64::from(e1)) as f32),
         _ => (r, c - 1.0, 0.0),
     };
-    if let Some(s) = ending(r2, c2, off2, w) {
+    let inv_r2 = if r2 == r { inv_r } else { -inv_r };
+    if let Some(s) = ending((r2, inv_r2), c2, off2, w) {
         return Next::Segment(s);
     }
     // How far into the next loop `w` is (the raw phase: a backward loop's `x` runs 1 → 0).
@@ -292,9 +302,11 @@ pub(crate) fn rebased(
     let unfold = |c: f64| if backward { 1.0 - c } else { c };
     let loops_from = ((from - base) * speed - lead) * inv_duration;
     let k_raw = loops_from - unfold(f64::from(s.c));
-    let k = k_raw.round();
+    // Nearest integer by the 1.5·2⁵² trick (no libm call on baseline x86-64; |k_raw| < 2⁵¹).
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    let k = (k_raw + MAGIC) - MAGIC;
     // A `c` that is not the row's (a stale one) or a parity that disagrees: the exact path.
-    let odd = k.rem_euclid(2.0) == 1.0;
+    let odd = (k as i64) & 1 == 1;
     let parity_agrees = match loop_type {
         1 => odd == (s.off != 0.0),
         3 => odd == backward,
@@ -311,13 +323,14 @@ pub(crate) fn rebased(
     } else {
         s.off
     };
-    ending(s.r, c as f32, off, w)
+    ending((s.r, 1.0 / f64::from(s.r)), c as f32, off, w)
 }
 
 /// The segment `(r, c, off)` with its end where `x` reaches the far margin, if `w` lies inside
-/// its stretch `[m, 1 − m]` of `x` (the rounding down keeps `hi` inside).
+/// its stretch `[m, 1 − m]` of `x` (the rounding down keeps `hi` inside; a product with
+/// `inv_r = 1/r` instead of the quotient moves it by ~1e-16 relative, far inside the margin).
 #[inline]
-fn ending(r: f32, c: f32, off: f32, w: f32) -> Option<Segment> {
+fn ending((r, inv_r): (f32, f64), c: f32, off: f32, w: f32) -> Option<Segment> {
     let m = margin_x(r);
     let (r64, c64) = (f64::from(r), f64::from(c));
     let x = f64::from(w) * r64 + c64;
@@ -325,7 +338,7 @@ fn ending(r: f32, c: f32, off: f32, w: f32) -> Option<Segment> {
         return None;
     }
     let target = if r > 0.0 { 1.0 - m } else { m };
-    let hi = f32_down((target - c64) / r64);
+    let hi = f32_down((target - c64) * inv_r);
     (w < hi).then_some(Segment { r, c, hi, off })
 }
 
@@ -448,7 +461,14 @@ mod tests {
                         let rel = (w - epoch) as f32;
                         if rel >= s.hi {
                             ends += 1;
-                            match next_loop(lt as u8, e1, s.r, s.c, s.off, rel) {
+                            match next_loop(
+                                lt as u8,
+                                e1,
+                                (s.r, 1.0 / f64::from(s.r)),
+                                s.c,
+                                s.off,
+                                rel,
+                            ) {
                                 Next::Segment(next) => {
                                     derived += 1;
                                     s = next;
