@@ -12,7 +12,7 @@ use super::batch::{self, Columns, CHUNK};
 use super::evaluate::progress;
 use super::segment::{self, Segment};
 use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
-use refresh::{due_mask, min_of, prefetch, refresh, segment_eased};
+use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
 // FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
 // after the executor's pass), so it is never cached.
 use crate::row::{
@@ -318,14 +318,27 @@ impl Chunk<'_> {
         let lt = head.loop_type;
         // Flip's and Incremental's offsets (Restart and Yoyo leave `off` unused).
         let uses_off = matches!(lt, 1 | 2);
+        // Rows made together (a burst) have the same timing and segment: one re-base each run.
+        let mut last: Option<(&MotionRow, Segment, Segment)> = None;
         for (i, row) in rows.iter().enumerate() {
-            let s = Segment {
+            let old = Segment {
                 r: self.r[i],
                 c: self.c[i],
                 hi: self.hi[i],
                 off: self.off[i],
             };
-            let s = segment::rebased(row, lt, s, from, w, 0.0).unwrap_or(segment::NONE);
+            let s = match last {
+                Some((prev, prev_old, s))
+                    if same_segment(&prev_old, &old) && same_timing(prev, row) =>
+                {
+                    s
+                }
+                _ => {
+                    let s = segment::rebased(row, lt, old, from, w, 0.0).unwrap_or(segment::NONE);
+                    last = Some((row, old, s));
+                    s
+                }
+            };
             self.c[i] = s.c;
             self.hi[i] = s.hi;
             if uses_off {
@@ -340,6 +353,12 @@ impl Chunk<'_> {
         head.min_hi = min_of(self.hi, n);
         head.rebase_at = head.rebase_limit(index);
     }
+}
+
+/// Whether two segments are the same, bit for bit.
+#[inline(always)]
+fn same_segment(a: &Segment, b: &Segment) -> bool {
+    [a.r, a.c, a.hi, a.off].map(f32::to_bits) == [b.r, b.c, b.hi, b.off].map(f32::to_bits)
 }
 
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;

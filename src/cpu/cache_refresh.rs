@@ -107,35 +107,77 @@ pub(super) fn refresh(
     let (had_same_r, r0_before) = (head.same_r, chunk.r[0]);
     // One division for the chunk's shared `r` (the next loop's end is `(target − c)/r`).
     let inv_r0 = 1.0 / f64::from(r0_before);
+    // A burst's loop end: every row due, one shared segment before and so one after (the
+    // next loop depends on the segment alone): filled in, without the per-row loop. Not when
+    // a row's segment was dropped (`hi` = −∞: a changed row, whose `c` is stale).
+    if full && head.same_all && head.derive && chunk.hi[..n].iter().all(|&h| h != f32::NEG_INFINITY)
+    {
+        let off = if uses_off { chunk.off[0] } else { 0.0 };
+        let next = segment::next_loop(head.loop_type, e1, (r0_before, inv_r0), chunk.c[0], off, w);
+        if let Next::Segment(s) = next {
+            p.fill(segment_eased(ease, head.loop_type, &s, w));
+            chunk.r.fill(s.r);
+            chunk.c.fill(s.c);
+            chunk.hi.fill(s.hi);
+            if uses_off {
+                chunk.off.fill(s.off);
+            }
+            head.min_hi = s.hi;
+            head.same_r = true; // (`same_all` stays)
+            return;
+        }
+    }
+    let mut last_derived: Option<([u32; 3], Segment, f32)> = None;
+    let mut last_early: Option<(&MotionRow, f32)> = None;
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
         bits &= bits - 1;
         // (A dropped segment, `hi` = −∞, has nothing to derive from.)
-        let next = if head.derive && chunk.hi[i] != f32::NEG_INFINITY {
+        let step = if head.derive && chunk.hi[i] != f32::NEG_INFINITY {
             let r = if had_same_r {
                 (r0_before, inv_r0)
             } else {
                 (chunk.r[i], 1.0 / f64::from(chunk.r[i]))
             };
             let off = if uses_off { chunk.off[i] } else { 0.0 };
-            segment::next_loop(head.loop_type, e1, r, chunk.c[i], off, w)
+            let key = [r.0, chunk.c[i], off].map(f32::to_bits);
+            match last_derived {
+                // The same segment as the row before (a burst's rows): the same next one.
+                Some((k, s, eased)) if k == key => Step::Derived(s, eased),
+                _ => match segment::next_loop(head.loop_type, e1, r, chunk.c[i], off, w) {
+                    Next::Segment(s) => {
+                        let eased = segment_eased(ease, head.loop_type, &s, w);
+                        last_derived = Some((key, s, eased));
+                        Step::Derived(s, eased)
+                    }
+                    Next::Early => Step::Early,
+                    Next::No => Step::Exact,
+                },
+            }
         } else {
-            Next::No
+            Step::Exact
         };
         let row = &rows[i];
-        let (eased, s) = match (next, last) {
+        let (eased, s) = match (step, last) {
             // The usual loop end: the next loop's segment, without the row.
-            (Next::Segment(s), _) => (segment_eased(ease, head.loop_type, &s, w), s),
+            (Step::Derived(s, eased), _) => (eased, s),
             // (Rows for the exact path were prefetched a chunk ago, see
             // `CachePtr::prefetch`.)
             (_, Some((prev, eased, s))) if same_timing(prev, row) => (eased, s),
-            (Next::Early, _) => {
-                // At the boundary itself: the reference's value, the segment kept.
-
-                p[i] = progress(row, row.clock(w_abs)).eased;
+            (Step::Early, _) => {
+                // At the boundary itself: the reference's value (once per run of rows with
+                // the same timing, as below), the segment kept.
+                p[i] = match last_early {
+                    Some((prev, eased)) if same_timing(prev, row) => eased,
+                    _ => {
+                        let eased = progress(row, row.clock(w_abs)).eased;
+                        last_early = Some((row, eased));
+                        eased
+                    }
+                };
                 continue;
             }
-            (Next::No, _) => {
+            (Step::Exact, _) => {
                 let at = progress(row, row.clock(w_abs));
                 let s = segment::segment(row, w_abs, head.epoch, &at);
                 last = Some((row, at.eased, s));
@@ -174,10 +216,21 @@ pub(super) fn refresh(
     head.same_all = same_all;
 }
 
+/// What [`refresh`] does for one due row.
+#[derive(Clone, Copy)]
+enum Step {
+    /// The next loop's segment and the eased progress it gives.
+    Derived(Segment, f32),
+    /// At the boundary itself: the exact value, the segment kept ([`Next::Early`]).
+    Early,
+    /// The exact path and its segment.
+    Exact,
+}
+
 /// Whether two rows evaluate to the same progress at every world time: equal timing fields
 /// and the `flags` bits that [`progress`] reads (ease, loop and delay types, time kind).
 #[inline(always)]
-fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
+pub(super) fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
     let mask = 0x7ff | (3 << FLAG_TIME_KIND_SHIFT);
     // The base first: it is what differs between rows made at different times.
     a.base_hi.to_bits() == b.base_hi.to_bits()
