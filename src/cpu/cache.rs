@@ -415,7 +415,7 @@ pub(crate) fn evaluate_chunk(
 }
 
 /// The eased progress of every row from its segment (garbage for rows past theirs, which
-/// [`refresh`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
+/// [`refresh()`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
 /// type), over the whole chunk: a fixed count compiles to vector code without a scalar tail.
 #[inline(always)]
 fn eased(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {

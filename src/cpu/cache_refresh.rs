@@ -57,7 +57,7 @@ pub(super) fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
-/// One row's eased progress from its segment `s` at `w`: [`by_loop_with`]'s arithmetic.
+/// One row's eased progress from its segment `s` at `w`: [`super::by_loop_with`]'s arithmetic.
 #[inline(always)]
 pub(super) fn segment_eased(f: impl Fn(f32) -> f32, loop_type: u8, s: &Segment, w: f32) -> f32 {
     let e = f((w * s.r + s.c).clamp(0.0, 1.0));
