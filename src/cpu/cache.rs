@@ -12,10 +12,12 @@ use super::batch::{self, Columns, CHUNK};
 use super::evaluate::progress;
 use super::segment::{self, Segment};
 use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
+use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
 // FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
 // after the executor's pass), so it is never cached.
 use crate::row::{
-    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT,
+    FLAG_TIME_KIND_SHIFT,
 };
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
@@ -140,12 +142,16 @@ impl CachePtr {
     /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
     /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
     ///
+    /// A deriving chunk ([`Head::derive`]) reads its rows only in the rare fallback to the
+    /// exact path: only its `hi` column is prefetched.
+    ///
     /// # Safety
     /// As [`chunk`](Self::chunk), for the duration of the call.
+    #[inline(always)]
     pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
         // SAFETY: per the contract.
         let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
-        if head.dirty || head.state != State::Fast {
+        if head.dirty || head.state != State::Fast || (rows.is_some() && head.derive) {
             return;
         }
         let w = now[head.kind as usize] - head.epoch;
@@ -173,55 +179,6 @@ impl CachePtr {
     }
 }
 
-/// Bit `i` set where row `i` (of `n`) is at or past its segment's end: a branch-free pass (a
-/// branch per row mispredicts at random phases).
-#[inline(always)]
-fn due_mask(hi: &[f32; CHUNK], w: f32, n: usize) -> u64 {
-    // Eight at a time, which compiles to a compare and a move-mask per four.
-    let mut due = 0u64;
-    for (k, group) in hi.chunks_exact(8).enumerate() {
-        let mut byte = 0u64;
-        for (j, &hi) in group.iter().enumerate() {
-            byte |= u64::from(w >= hi) << j;
-        }
-        due |= byte << (8 * k);
-    }
-    // Entries past a short last chunk are stale.
-    if n < CHUNK {
-        due &= (1u64 << n) - 1;
-    }
-    due
-}
-
-/// The smallest of the first `n` of `hi`.
-#[inline(always)]
-fn min_of(hi: &[f32; CHUNK], n: usize) -> f32 {
-    if n < CHUNK {
-        return hi[..n].iter().fold(f32::INFINITY, |m, &h| m.min(h));
-    }
-    // Eight running minima (the `<` select compiles to `minps`), then one of eight.
-    let mut m = [f32::INFINITY; 8];
-    for group in hi.chunks_exact(8) {
-        for (m, &h) in m.iter_mut().zip(group) {
-            *m = if h < *m { h } else { *m };
-        }
-    }
-    m.iter().fold(f32::INFINITY, |a, &b| a.min(b))
-}
-
-/// Asks for the cache line at `p` without waiting for it.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// The per-chunk state of the cache.
 #[derive(Clone, Copy)]
 pub(crate) struct Head {
@@ -244,6 +201,9 @@ pub(crate) struct Head {
     loop_type: u8,
     multi_lane: bool,
     non_lerp: bool,
+    /// Every row loops for ever, forward, without a delay between loops: a row at its
+    /// segment's end can derive the next loop's segment ([`segment::next_loop`]).
+    derive: bool,
 }
 
 impl Default for Head {
@@ -262,6 +222,7 @@ impl Default for Head {
             loop_type: 0,
             multi_lane: false,
             non_lerp: false,
+            derive: false,
         }
     }
 }
@@ -280,12 +241,20 @@ impl Head {
     fn classify(&mut self, rows: &[MotionRow]) {
         let first = rows[0].flags;
         let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
+        let mut gapless = true;
         let key_mask = 0x3ff | (3 << FLAG_TIME_KIND_SHIFT); // ease, loop type, time kind
         for r in rows {
             differ |= (r.flags ^ first) & key_mask;
             lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
             adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
             excluded |= r.flags & FLAG_CHILD != 0;
+            // Infinite loops, a forward clock, loops back to back (a first-loop delay is
+            // over by the first moving segment; an every-loop one is a gap).
+            gapless &= r.loops < 0
+                && r.speed > 0.0
+                && r.speed.is_finite()
+                && r.duration > 0.0
+                && (r.flags & FLAG_EVERY_LOOP_DELAY == 0 || r.delay == 0.0);
         }
         let ease = first & 0xff;
         // Circ eases have an infinite slope at their ends, where the segment's rounding
@@ -307,6 +276,7 @@ impl Head {
         (self.kind, self.ease, self.loop_type) = key;
         self.multi_lane = lanes != 0;
         self.non_lerp = adapters != 0;
+        self.derive = gapless;
         self.state = if fast { State::Fast } else { State::Slow };
         self.dirty = false;
     }
@@ -334,10 +304,66 @@ impl Chunk<'_> {
         head.max_r = 0.0;
         head.rebase_at = head.rebase_limit(index);
     }
+
+    /// [`rebase`](Self::rebase) for a chunk whose segments were made for its current rows
+    /// ([`Head::derive`]): every moving segment is moved to the new epoch
+    /// ([`segment::rebased`]), reading the rows (in order) but not evaluating them; the others
+    /// are dropped.
+    fn rebase_derived(&mut self, rows: &[MotionRow], w: f64, index: usize) {
+        let head = &mut *self.head;
+        let from = head.epoch;
+        head.epoch = w;
+        let n = rows.len();
+        let lt = head.loop_type;
+        // Flip's and Incremental's offsets (Restart and Yoyo leave `off` unused).
+        let uses_off = matches!(lt, 1 | 2);
+        // Rows made together (a burst) have the same timing and segment: one re-base each run.
+        let mut last: Option<(&MotionRow, Segment, Segment)> = None;
+        for (i, row) in rows.iter().enumerate() {
+            let old = Segment {
+                r: self.r[i],
+                c: self.c[i],
+                hi: self.hi[i],
+                off: self.off[i],
+            };
+            let s = match last {
+                Some((prev, prev_old, s))
+                    if same_segment(&prev_old, &old) && same_timing(prev, row) =>
+                {
+                    s
+                }
+                _ => {
+                    let s = segment::rebased(row, lt, old, from, w, 0.0).unwrap_or(segment::NONE);
+                    last = Some((row, old, s));
+                    s
+                }
+            };
+            self.c[i] = s.c;
+            self.hi[i] = s.hi;
+            if uses_off {
+                self.off[i] = s.off;
+            }
+        }
+        // The rows that kept a segment got theirs from their own timing: a chunk that shared
+        // one still does only if the new `c`s (and offsets) agree too.
+        let (c0, off0) = (self.c[0].to_bits(), self.off[0].to_bits());
+        head.same_all &= self.c[..n].iter().all(|c| c.to_bits() == c0)
+            && (!uses_off || self.off[..n].iter().all(|o| o.to_bits() == off0));
+        head.min_hi = min_of(self.hi, n);
+        head.rebase_at = head.rebase_limit(index);
+    }
+}
+
+/// Whether two segments are the same, bit for bit.
+#[inline(always)]
+fn same_segment(a: &Segment, b: &Segment) -> bool {
+    [a.r, a.c, a.hi, a.off].map(f32::to_bits) == [b.r, b.c, b.hi, b.off].map(f32::to_bits)
 }
 
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
-/// `p` is scratch space (the caller's, so it is not zeroed per chunk).
+/// `p` is scratch space (the caller's, so it is not zeroed per chunk). Inlined into the
+/// executor's loop, once per instruction set (see `cpu::evaluate_range`).
+#[inline(always)]
 pub(crate) fn evaluate_chunk(
     mut chunk: Chunk<'_>,
     index: usize,
@@ -356,30 +382,47 @@ pub(crate) fn evaluate_chunk(
     let w_abs = now[chunk.head.kind as usize];
     let mut w = w_abs - chunk.head.epoch;
     if !(w >= 0.0 && w < chunk.head.rebase_at) {
-        chunk.rebase(w_abs, index);
+        // A chunk past its re-base time moves its segments along; one that was invalidated
+        // (`rebase_at` < 0) or cannot derive drops them.
+        if chunk.head.derive && chunk.head.rebase_at > 0.0 && w >= chunk.head.rebase_at {
+            chunk.rebase_derived(rows, w_abs, index);
+        } else {
+            chunk.rebase(w_abs, index);
+        }
         w = 0.0;
     }
-    let n = rows.len();
+    let w = w as f32;
     if chunk.head.same_all {
         // A burst: one segment for the whole chunk.
-        eased(&chunk, w as f32, 1, p);
-        let first = p[0];
-        p[..n].fill(first);
+        let s = Segment {
+            r: chunk.r[0],
+            c: chunk.c[0],
+            hi: chunk.hi[0],
+            off: chunk.off[0],
+        };
+        let ease = Ease::from_bits(u32::from(chunk.head.ease));
+        let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
+        p.fill(segment_eased(ease, chunk.head.loop_type, &s, w));
     } else {
-        eased(&chunk, w as f32, n, p);
+        eased(&chunk, w, p);
     }
-    refresh(&mut chunk, index, rows, w_abs, w as f32, p);
+    // (Checked here: most updates of a chunk have no row due, and `refresh` is not inlined.)
+    if w >= chunk.head.min_hi {
+        refresh(&mut chunk, index, rows, w_abs, w, p);
+    }
     lerp_lanes(chunk.head, rows, columns, p, now);
 }
 
 /// The eased progress of every row from its segment (garbage for rows past theirs, which
-/// [`refresh`] overwrites). One monomorphic loop per (ease, loop type).
-fn eased(chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
+/// [`refresh()`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
+/// type), over the whole chunk: a fixed count compiles to vector code without a scalar tail.
+#[inline(always)]
+fn eased(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
     macro_rules! dispatch {
         ($($ease:ident),*) => {
             match Ease::from_bits(u32::from(chunk.head.ease)) {
-                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, n, p),)*
-                None => by_loop(|x| x, chunk, w, n, p),
+                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, p),)*
+                None => by_loop(|x| x, chunk, w, p),
             }
         };
     }
@@ -387,14 +430,14 @@ fn eased(chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
 }
 
 #[inline(always)]
-fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, n: usize, p: &mut [f32; CHUNK]) {
-    let (p, c, off) = (&mut p[..n], &chunk.c[..n], &chunk.off[..n]);
+fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
+    let (c, off) = (&*chunk.c, &*chunk.off);
     if chunk.head.same_r {
         // One `w·r` for the chunk (the same product as per row): only `c` is read.
         let wr = w * chunk.r[0];
         by_loop_with(&f, chunk.head.loop_type, p, c, off, |_| wr);
     } else {
-        let r = &chunk.r[..n];
+        let r = &*chunk.r;
         by_loop_with(&f, chunk.head.loop_type, p, c, off, |i| w * r[i]);
     }
 }
@@ -403,13 +446,11 @@ fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, n: usize, p: &mut 
 fn by_loop_with(
     f: impl Fn(f32) -> f32,
     loop_type: u8,
-    p: &mut [f32],
-    c: &[f32],
-    off: &[f32],
+    p: &mut [f32; CHUNK],
+    c: &[f32; CHUNK],
+    off: &[f32; CHUNK],
     wr: impl Fn(usize) -> f32,
 ) {
-    let n = p.len();
-    let (c, off) = (&c[..n], &off[..n]);
     let x = |i: usize| (wr(i) + c[i]).clamp(0.0, 1.0);
     match loop_type {
         // Flip: a mirrored loop is 1 − E.
@@ -434,85 +475,6 @@ fn by_loop_with(
     }
 }
 
-/// Rows at or past the end of their segment: the exact path, and their next segment.
-fn refresh(
-    chunk: &mut Chunk<'_>,
-    index: usize,
-    rows: &[MotionRow],
-    w_abs: f64,
-    w: f32,
-    p: &mut [f32; CHUNK],
-) {
-    if w < chunk.head.min_hi {
-        return;
-    }
-    let head = &mut *chunk.head;
-    let n = rows.len();
-    let due = due_mask(chunk.hi, w, n);
-    // Whether the rows still share one segment: a full refresh starts over from row 0, a
-    // partial one can only keep or lose it (a re-base starts over).
-    let full = due.count_ones() as usize == n;
-    let (mut same_r, mut same_all) = if full {
-        (true, true)
-    } else {
-        (head.same_r, head.same_all)
-    };
-    let first = due.trailing_zeros() as usize;
-    let max_r = head.max_r;
-    let mut bits = due;
-    // Rows made together share their timing, hence their progress and segment: one exact
-    // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
-    let mut last: Option<(&MotionRow, f32, Segment)> = None;
-    while bits != 0 {
-        // (Their rows were prefetched a chunk ago, see `CachePtr::prefetch`.)
-        let i = bits.trailing_zeros() as usize;
-        bits &= bits - 1;
-        let row = &rows[i];
-        let (eased, s) = match last {
-            Some((prev, eased, s)) if same_timing(prev, row) => (eased, s),
-            _ => {
-                let at = progress(row, row.clock(w_abs));
-                let s = segment::segment(row, w_abs, head.epoch, &at);
-                last = Some((row, at.eased, s));
-                (at.eased, s)
-            }
-        };
-        p[i] = eased;
-        if full && i == first {
-            (chunk.r[0], chunk.c[0], chunk.off[0]) = (s.r, s.c, s.off);
-        }
-        let (r0, c0, off0) = (chunk.r[0], chunk.c[0], chunk.off[0]);
-        same_r &= s.r.to_bits() == r0.to_bits();
-        same_all &= same_r && s.c.to_bits() == c0.to_bits() && s.off.to_bits() == off0.to_bits();
-        chunk.r[i] = s.r;
-        chunk.c[i] = s.c;
-        chunk.hi[i] = s.hi;
-        chunk.off[i] = s.off;
-        head.max_r = head.max_r.max(s.r.abs());
-    }
-    head.min_hi = min_of(chunk.hi, n);
-    if head.max_r > max_r {
-        head.rebase_at = head.rebase_at.min(head.rebase_limit(index));
-    }
-    head.same_r = same_r;
-    head.same_all = same_all;
-}
-
-/// Whether two rows evaluate to the same progress at every world time: equal timing fields
-/// and the `flags` bits that [`progress`] reads (ease, loop and delay types, time kind).
-#[inline(always)]
-fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
-    let mask = 0x7ff | (3 << FLAG_TIME_KIND_SHIFT);
-    // The base first: it is what differs between rows made at different times.
-    a.base_hi.to_bits() == b.base_hi.to_bits()
-        && a.base_lo.to_bits() == b.base_lo.to_bits()
-        && a.speed.to_bits() == b.speed.to_bits()
-        && a.duration.to_bits() == b.duration.to_bits()
-        && a.delay.to_bits() == b.delay.to_bits()
-        && a.loops == b.loops
-        && (a.flags ^ b.flags) & mask == 0
-}
-
 /// `out = lerp(from, to, p)` for every lane in use; other adapters after (quaternion rows in
 /// SIMD groups, see [`lanes`](super::lanes)).
 fn lerp_lanes(
@@ -534,6 +496,9 @@ fn lerp_lanes(
         now,
     );
 }
+
+#[path = "cache_refresh.rs"]
+mod refresh;
 
 #[cfg(test)]
 #[path = "cache_tests.rs"]

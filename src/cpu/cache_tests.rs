@@ -51,6 +51,128 @@ fn cached_values_follow_the_reference() {
             rows.push(row);
         }
     }
+    let steps = [1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0];
+    follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, false);
+}
+
+/// Chunks whose rows loop for ever, forward and back to back (the chunks that derive each
+/// loop's segment from the last and re-base without the exact path), staggered and in
+/// bursts, with short loops (hundreds of loop ends per row) over a long run (many re-bases),
+/// every loop type, both delay types (a first-loop delay; an every-loop delay of 0), and
+/// steps from 0 to more than a loop: within the tolerance of the reference at every update.
+/// Chunks with one row that cannot derive (a negative or zero speed, an every-loop delay,
+/// finite loops) keep the exact path at loop ends, and are checked the same way.
+#[test]
+fn derived_segments_follow_the_reference() {
+    let mut rng = Rng(0x853c_49e6_748f_ea9b);
+    let lts = [
+        LoopType::Restart,
+        LoopType::Flip,
+        LoopType::Incremental,
+        LoopType::Yoyo,
+    ];
+    let now = [12_345.6, 3.0, 777.7];
+    let mut rows = Vec::new();
+    let mut gapless = Vec::new();
+    for chunk in 0..64 {
+        let ease = rng.pick(&Ease::ALL);
+        let lt = lts[chunk % 4];
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let burst = chunk % 8 == 1;
+        let poison = chunk % 8 == 7;
+        let template_clock = rng.unit() * 10.0;
+        for k in 0..CHUNK {
+            let (dt, delay) = if rng.next().is_multiple_of(2) {
+                (DelayType::EveryLoop, 0.0)
+            } else {
+                (DelayType::FirstLoop, rng.pick(&[0.0, 0.1, 0.5]))
+            };
+            let mut row = MotionRow {
+                speed: rng.pick(&[1.0, 2.0, 0.5, 3.7, 0.25]),
+                duration: rng.pick(&[0.25, 0.3, 1.0, 2.5, 0.05]),
+                delay,
+                loops: -1,
+                flags: pack_flags(ease, lt, dt, kind, 1 + (rng.next() % 4) as usize, 0),
+                ..MotionRow::zeroed()
+            };
+            if burst {
+                (row.speed, row.duration, row.delay) = (1.0, 0.3, 0.0);
+            }
+            if poison && k == 17 {
+                match (chunk / 8) % 4 {
+                    0 => row.speed = -1.0,
+                    1 => row.speed = 0.0,
+                    2 => {
+                        row.flags = pack_flags(ease, lt, DelayType::EveryLoop, kind, 1, 0);
+                        row.delay = 0.2;
+                    }
+                    _ => row.loops = 500,
+                }
+            }
+            let clock = if burst {
+                template_clock
+            } else {
+                rng.unit() * 10.0 - 1.0
+            };
+            row.anchor(now[kind as usize], clock);
+            rows.push(row);
+        }
+        gapless.push(!poison);
+    }
+    let steps = [
+        1.0 / 60.0,
+        1.0 / 60.0,
+        1.0 / 60.0,
+        1.0 / 144.0,
+        0.0,
+        0.1,
+        0.75,
+    ];
+    // Compiled for the baseline, and for AVX2 as the executor runs it where it can.
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    for with_avx2 in [false, avx2] {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 6000, &steps, with_avx2);
+        for (index, &gapless) in gapless.iter().enumerate() {
+            assert_eq!(cache.heads[index].derive, gapless, "chunk {index}");
+        }
+    }
+}
+
+/// [`evaluate_chunk`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn evaluate_chunk_avx2(
+    chunk: Chunk<'_>,
+    index: usize,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    now: &[f64; 3],
+    p: &mut [f32; CHUNK],
+) {
+    evaluate_chunk(chunk, index, rows, columns, now, p);
+}
+
+/// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
+/// `now`, each advanced by a step picked from `steps`, re-anchoring a random row now and then
+/// (as `set_time` does), and checks every output lane of every row after every update against
+/// the reference (`progress` and `row_value`): within the conformance tolerance, and bit for
+/// bit on the first update (where every row takes the exact path). With `avx2` the chunks
+/// go through the AVX2 build of [`evaluate_chunk`] (the caller checks the CPU has it).
+fn follow_the_reference(
+    rows: &mut [MotionRow],
+    now: &mut [f64; 3],
+    rng: &mut Rng,
+    frames: usize,
+    steps: &[f64],
+    avx2: bool,
+) -> Cache {
     let pairs: Vec<[[f32; 2]; 4]> = (0..rows.len())
         .map(|i| {
             let mut p = [[0.0; 2]; 4];
@@ -72,9 +194,9 @@ fn cached_values_follow_the_reference() {
     cache.resize(rows.len().div_ceil(CHUNK));
     let mut outs = vec![vec![0.0f32; rows.len()]; 4];
     let mut p = [0.0; CHUNK];
-    for frame in 0..3000 {
-        let step = rng.pick(&[1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0]);
-        for w in &mut now {
+    for frame in 0..frames {
+        let step = rng.pick(steps);
+        for w in now.iter_mut() {
             *w += step;
         }
         if frame % 500 == 250 {
@@ -93,23 +215,25 @@ fn cached_values_follow_the_reference() {
             };
             // SAFETY: in bounds; one chunk at a time.
             let chunk = unsafe { ptr.chunk(index) };
-            evaluate_chunk(
-                chunk,
-                index,
-                &rows[start..end],
-                Columns {
-                    lanes: [0, 1, 2, 3, 4, 5].map(|k| &columns[k][start..end]),
-                    outputs: [
-                        &mut o0[start..end],
-                        &mut o1[start..end],
-                        &mut o2[start..end],
-                        &mut o3[start..end],
-                    ],
-                    keys: &[],
-                },
-                &now,
-                &mut p,
-            );
+            let columns = Columns {
+                lanes: [0, 1, 2, 3, 4, 5].map(|k| &columns[k][start..end]),
+                outputs: [
+                    &mut o0[start..end],
+                    &mut o1[start..end],
+                    &mut o2[start..end],
+                    &mut o3[start..end],
+                ],
+                keys: &[],
+            };
+            let rows = &rows[start..end];
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the caller checked for AVX2.
+                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut p) };
+                continue;
+            }
+            assert!(!avx2);
+            evaluate_chunk(chunk, index, rows, columns, now, &mut p);
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;
@@ -130,4 +254,5 @@ fn cached_values_follow_the_reference() {
             }
         }
     }
+    cache
 }
