@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use glam::{Quat, Vec3};
 use wgpu_tween::{
-    Animatable, BuildError, Color, Ease, LoopType, Motion, MotionWorld, RoundingMode,
+    Animatable, BuildError, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld, RoundingMode,
 };
 
 /// Binds a motion and returns the cell its bind writes to.
@@ -202,6 +202,101 @@ fn slerp_is_unit_shortest_and_constant_velocity() {
                 );
             }
         }
+    }
+}
+
+type Cell<T> = Arc<Mutex<T>>;
+
+/// At loop time `t` of Linear motions: each live quaternion has turned `t·turn` and each
+/// live scalar reads `t·to`.
+fn check_interleaved(
+    world: &MotionWorld,
+    name: &str,
+    t: f64,
+    quats: &[(MotionHandle, f32, Cell<Quat>)],
+    scalars: &[(MotionHandle, f32, Cell<f32>)],
+) {
+    for (h, turn, cell) in quats.iter().filter(|q| world.is_active(q.0)) {
+        let q = *cell.lock().unwrap();
+        let want = t * f64::from(*turn);
+        let got = angle(Quat::IDENTITY, q);
+        assert!((length(q) - 1.0).abs() < 1e-5, "{name}: {h:?} |{q:?}| ≠ 1");
+        assert!(
+            (got - want).abs() < 1e-4,
+            "{name}: {h:?} at {t}: {got} vs {want}"
+        );
+    }
+    for (h, to, cell) in scalars.iter().filter(|s| world.is_active(s.0)) {
+        let v = f64::from(*cell.lock().unwrap());
+        let want = t * f64::from(*to);
+        let tolerance = 1e-4 * f64::from(to.max(1.0));
+        assert!(
+            (v - want).abs() < tolerance,
+            "{name}: {h:?} at {t}: {v} vs {want}"
+        );
+    }
+}
+
+/// Rows of different value types interleaved in the same 64-row chunks keep their own values
+/// after swap-removes have moved quaternion rows where f32 rows were and back (the CPU
+/// executor remembers per chunk which rows are quaternions until its rows change).
+#[test]
+fn interleaved_types_keep_their_values_through_swap_removes() {
+    const N: usize = 192;
+    let axis = Vec3::new(0.3, -1.0, 0.4).normalize();
+    for exec in common::executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        // Motion k: a quaternion turning 2 rad + k·1e-3 about `axis` every third, else an
+        // f32 0 → k; all Linear, 1 s loops, so the chunks share their ease and loop type.
+        let mut scalars = Vec::new();
+        let mut quats = Vec::new();
+        for k in 0..N {
+            if k % 3 == 0 {
+                let turn = 2.0 + k as f32 * 1e-3;
+                let cell = Arc::new(Mutex::new(Quat::IDENTITY));
+                let sink = cell.clone();
+                let h = Motion::new(Quat::IDENTITY, Quat::from_axis_angle(axis, turn), 1.0)
+                    .loops(-1, LoopType::Restart)
+                    .immediate_bind(false)
+                    .bind(&mut world, move |v| *sink.lock().unwrap() = v)
+                    .expect("valid motion");
+                quats.push((h, turn, cell));
+            } else {
+                let cell = Arc::new(Mutex::new(0.0f32));
+                let sink = cell.clone();
+                let h = Motion::new(0.0f32, k as f32, 1.0)
+                    .loops(-1, LoopType::Restart)
+                    .immediate_bind(false)
+                    .bind(&mut world, move |v| *sink.lock().unwrap() = v)
+                    .expect("valid motion");
+                scalars.push((h, k as f32, cell));
+            }
+        }
+        // 0.25 s steps: the bound values are at 0.25, 0.5, 0.75, then a new loop.
+        for step in 1..=3 {
+            world.update(0.25).unwrap();
+            check_interleaved(&world, name, 0.25 * f64::from(step), &quats, &scalars);
+        }
+        // Cancel every other quaternion and a run of scalars: the last rows move into
+        // the holes, mixing the chunks' types anew.
+        for (h, ..) in quats.iter().step_by(2) {
+            world.cancel(*h).unwrap();
+        }
+        for (h, ..) in scalars.iter().skip(10).take(20) {
+            world.cancel(*h).unwrap();
+        }
+        for step in 4..=10 {
+            world.update(0.25).unwrap();
+            check_interleaved(
+                &world,
+                name,
+                (0.25 * f64::from(step)).fract(),
+                &quats,
+                &scalars,
+            );
+        }
+        assert_eq!(world.len(), N - quats.len().div_ceil(2) - 20, "{name}");
     }
 }
 

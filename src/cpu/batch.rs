@@ -331,7 +331,11 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
             [o0, o1, o2, o3],
             &p[..n],
             shape.multi_lane,
-            shape.non_lerp,
+            if shape.non_lerp {
+                super::lanes::AdapterMasks::of(chunk)
+            } else {
+                super::lanes::AdapterMasks::default()
+            },
             now,
         );
     }

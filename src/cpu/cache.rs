@@ -10,6 +10,7 @@
 
 use super::batch::{self, Columns, CHUNK};
 use super::evaluate::progress;
+use super::lanes::AdapterMasks;
 use super::segment::{self, Segment};
 use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
@@ -200,7 +201,8 @@ pub(crate) struct Head {
     ease: u8,
     loop_type: u8,
     multi_lane: bool,
-    non_lerp: bool,
+    /// The rows with another adapter than lerp (found by `classify`).
+    adapters: AdapterMasks,
     /// Every row loops for ever, forward, without a delay between loops: a row at its
     /// segment's end can derive the next loop's segment ([`segment::next_loop`]).
     derive: bool,
@@ -221,7 +223,7 @@ impl Default for Head {
             ease: 0,
             loop_type: 0,
             multi_lane: false,
-            non_lerp: false,
+            adapters: AdapterMasks::default(),
             derive: false,
         }
     }
@@ -275,7 +277,11 @@ impl Head {
         }
         (self.kind, self.ease, self.loop_type) = key;
         self.multi_lane = lanes != 0;
-        self.non_lerp = adapters != 0;
+        self.adapters = if adapters != 0 {
+            AdapterMasks::of(rows)
+        } else {
+            AdapterMasks::default()
+        };
         self.derive = gapless;
         self.state = if fast { State::Fast } else { State::Slow };
         self.dirty = false;
@@ -477,6 +483,7 @@ fn by_loop_with(
 
 /// `out = lerp(from, to, p)` for every lane in use; other adapters after (quaternion rows in
 /// SIMD groups, see [`lanes`](super::lanes)).
+#[inline(always)]
 fn lerp_lanes(
     chunk: &Head,
     rows: &[MotionRow],
@@ -492,7 +499,7 @@ fn lerp_lanes(
         outputs,
         p,
         chunk.multi_lane,
-        chunk.non_lerp,
+        chunk.adapters,
         now,
     );
 }

@@ -154,7 +154,7 @@ fn values_follow_slerp_and_the_scalar_mirror() {
                 [o0, o1, o2, o3],
                 &p,
                 true,
-                true,
+                AdapterMasks::of(&rows),
                 &now,
             );
         }
@@ -206,7 +206,7 @@ fn values_follow_slerp_and_the_scalar_mirror() {
     );
 }
 
-/// Without `multi_lane` and `non_lerp` (a chunk of one-lane lerp rows), only lane 0 is
+/// Without `multi_lane` and adapter masks (a chunk of one-lane lerp rows), only lane 0 is
 /// written.
 #[test]
 fn lerp_only_chunks_write_lane_zero() {
@@ -221,7 +221,7 @@ fn lerp_only_chunks_write_lane_zero() {
         [o0, o1, o2, o3],
         &p,
         false,
-        false,
+        AdapterMasks::default(),
         &[0.0; 3],
     );
     assert_eq!(out[0], [0.0, 3.25, 6.0, 10.0, 13.0]);
