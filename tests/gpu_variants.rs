@@ -13,6 +13,14 @@ use wgpu_tween::{
     ParametricEase, Sequence,
 };
 
+/// Every loop type.
+const LOOP_TYPES: [LoopType; 4] = [
+    LoopType::Restart,
+    LoopType::Flip,
+    LoopType::Yoyo,
+    LoopType::Incremental,
+];
+
 type Probe = Arc<Mutex<[f32; 4]>>;
 
 /// Binds `motion` to a probe holding its latest lanes.
@@ -29,15 +37,7 @@ fn probe<T: Animatable>(world: &mut MotionWorld, motion: Motion<T>) -> Probe {
 /// Motions of `ease` over every loop type, with and without every-loop delays.
 fn eased(world: &mut MotionWorld, ease: Ease) -> Vec<Probe> {
     let mut out = Vec::new();
-    for (i, loop_type) in [
-        LoopType::Restart,
-        LoopType::Flip,
-        LoopType::Yoyo,
-        LoopType::Incremental,
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (i, loop_type) in LOOP_TYPES.into_iter().enumerate() {
         let delay_type = if i % 2 == 0 {
             DelayType::FirstLoop
         } else {
@@ -54,21 +54,16 @@ fn eased(world: &mut MotionWorld, ease: Ease) -> Vec<Probe> {
 
 /// OutQuad over every loop type, infinite loops and no delay (as `benches/gpu.rs`).
 fn plain(world: &mut MotionWorld) -> Vec<Probe> {
-    [
-        LoopType::Restart,
-        LoopType::Flip,
-        LoopType::Yoyo,
-        LoopType::Incremental,
-    ]
-    .into_iter()
-    .enumerate()
-    .map(|(i, loop_type)| {
-        let motion = Motion::new(1.0f32, -4.0, 0.3 + 0.1 * i as f32)
-            .ease(Ease::OutQuad)
-            .loops(-1, loop_type);
-        probe(world, motion)
-    })
-    .collect()
+    LOOP_TYPES
+        .into_iter()
+        .enumerate()
+        .map(|(i, loop_type)| {
+            let motion = Motion::new(1.0f32, -4.0, 0.3 + 0.1 * i as f32)
+                .ease(Ease::OutQuad)
+                .loops(-1, loop_type);
+            probe(world, motion)
+        })
+        .collect()
 }
 
 /// Finite loop counts without a delay; they complete within the frames compared.
@@ -209,71 +204,41 @@ fn compare(
 
 type Build = fn(&mut MotionWorld) -> Vec<Probe>;
 
-fn paired(cpu: &mut MotionWorld, gpu: &mut MotionWorld, build: Build) -> Vec<(Probe, Probe)> {
+fn paired(
+    cpu: &mut MotionWorld,
+    gpu: &mut MotionWorld,
+    build: impl Fn(&mut MotionWorld) -> Vec<Probe>,
+) -> Vec<(Probe, Probe)> {
     build(cpu).into_iter().zip(build(gpu)).collect()
+}
+
+/// Builds the worlds of `build` on both executors and compares them for 40 updates.
+fn one_kind_matches_the_cpu(what: &str, build: impl Fn(&mut MotionWorld) -> Vec<Probe>) {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
+        return;
+    };
+    let probes = paired(&mut cpu, &mut gpu, build);
+    compare(&mut cpu, &mut gpu, &probes, 40, what);
 }
 
 #[test]
 fn worlds_of_one_kind_match_the_cpu() {
-    let mut cases: Vec<(String, Build)> = vec![
-        ("plain, no delay".into(), plain),
-        ("finite loops".into(), finite),
-        ("speeds".into(), speeds),
-        ("parametric".into(), parametric),
-        ("curve".into(), curve),
-        ("quaternion".into(), quaternion),
-        ("punch and shake".into(), vibrate),
-        ("sequence".into(), sequence),
+    let cases: [(&str, Build); 8] = [
+        ("plain, no delay", plain),
+        ("finite loops", finite),
+        ("speeds", speeds),
+        ("parametric", parametric),
+        ("curve", curve),
+        ("quaternion", quaternion),
+        ("punch and shake", vibrate),
+        ("sequence", sequence),
     ];
-    // One world per standard ease: the polynomial ones run without the code of the others.
-    macro_rules! ease_cases {
-        ($($ease:ident),*) => {
-            $(cases.push((
-                stringify!($ease).into(),
-                |w: &mut MotionWorld| eased(w, Ease::$ease),
-            ));)*
-        };
-    }
-    ease_cases!(
-        Linear,
-        InSine,
-        OutSine,
-        InOutSine,
-        InQuad,
-        OutQuad,
-        InOutQuad,
-        InCubic,
-        OutCubic,
-        InOutCubic,
-        InQuart,
-        OutQuart,
-        InOutQuart,
-        InQuint,
-        OutQuint,
-        InOutQuint,
-        InExpo,
-        OutExpo,
-        InOutExpo,
-        InCirc,
-        OutCirc,
-        InOutCirc,
-        InElastic,
-        OutElastic,
-        InOutElastic,
-        InBack,
-        OutBack,
-        InOutBack,
-        InBounce,
-        OutBounce,
-        InOutBounce
-    );
-    assert_eq!(cases.len(), 8 + Ease::ALL.len());
     for (what, build) in cases {
-        let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
-            return;
-        };
-        let probes = paired(&mut cpu, &mut gpu, build);
-        compare(&mut cpu, &mut gpu, &probes, 40, &what);
+        one_kind_matches_the_cpu(what, build);
+    }
+    // One world per standard ease: the polynomial ones run without the code of the others.
+    for ease in Ease::ALL {
+        one_kind_matches_the_cpu(&format!("{ease:?}"), |w| eased(w, ease));
     }
 }
 

@@ -8,23 +8,25 @@ use bytemuck::Zeroable;
 
 use crate::cpu::test_rng::Rng;
 
+/// Every loop type, in the order the tests cycle through them.
+const LOOP_TYPES: [LoopType; 4] = [
+    LoopType::Restart,
+    LoopType::Flip,
+    LoopType::Incremental,
+    LoopType::Yoyo,
+];
+
 /// Chunks of one ease, loop type and time kind each (the cache's case), with random
 /// timing, evaluated over many updates: every value within the conformance tolerance of
 /// the reference, and bit for bit on updates where every row takes the exact path.
 #[test]
 fn cached_values_follow_the_reference() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let lts = [
-        LoopType::Restart,
-        LoopType::Flip,
-        LoopType::Incremental,
-        LoopType::Yoyo,
-    ];
     let mut now = [5.0, 3.0, 1.0];
     let mut rows = Vec::new();
     for chunk in 0..48 {
         let ease = rng.pick(&Ease::ALL);
-        let lt = rng.pick(&lts);
+        let lt = rng.pick(&LOOP_TYPES);
         let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
         let dt = rng.pick(&[DelayType::FirstLoop, DelayType::EveryLoop]);
         let burst = chunk % 3 == 0;
@@ -65,18 +67,12 @@ fn cached_values_follow_the_reference() {
 #[test]
 fn derived_segments_follow_the_reference() {
     let mut rng = Rng(0x853c_49e6_748f_ea9b);
-    let lts = [
-        LoopType::Restart,
-        LoopType::Flip,
-        LoopType::Incremental,
-        LoopType::Yoyo,
-    ];
     let now = [12_345.6, 3.0, 777.7];
     let mut rows = Vec::new();
     let mut gapless = Vec::new();
     for chunk in 0..64 {
         let ease = rng.pick(&Ease::ALL);
-        let lt = lts[chunk % 4];
+        let lt = LOOP_TYPES[chunk % 4];
         let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
         let burst = chunk % 8 == 1;
         let poison = chunk % 8 == 7;
