@@ -284,3 +284,30 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
     probes.extend(paired(&mut cpu, &mut gpu, |w| eased(w, Ease::InOutSine)));
     compare(&mut cpu, &mut gpu, &probes, 20, "+ sine");
 }
+
+/// With specialization off the GPU executor runs the pass for every kind, whatever the world
+/// holds, and still agrees with the CPU; turning it back on mid-run switches to the variant
+/// of the world's kinds, and agrees too.
+#[test]
+fn specialization_off_and_back_on_matches_the_cpu() {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
+        return;
+    };
+    assert!(gpu.set_gpu_specialization(false), "a GPU world takes it");
+    assert!(
+        !cpu.set_gpu_specialization(false),
+        "a CPU-only world has no GPU executor"
+    );
+    let mut probes = paired(&mut cpu, &mut gpu, plain);
+    compare(&mut cpu, &mut gpu, &probes, 10, "plain, every kind's pass");
+    probes.extend(paired(&mut cpu, &mut gpu, quaternion));
+    compare(
+        &mut cpu,
+        &mut gpu,
+        &probes,
+        10,
+        "+ quaternion, every kind's pass",
+    );
+    assert!(gpu.set_gpu_specialization(true));
+    compare(&mut cpu, &mut gpu, &probes, 10, "specialized again");
+}

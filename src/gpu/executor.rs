@@ -87,6 +87,9 @@ pub(crate) struct GpuExecutor {
     /// its live rows have (rows reach the GPU only by upload; moves only permute them), so
     /// the evaluate pipeline compiled for them evaluates every row.
     pub(super) features: Features,
+    /// Whether the evaluate pass is compiled per [`Features`] (see
+    /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
+    specialize: bool,
 }
 
 /// What the world hands the executor for one update.
@@ -130,6 +133,7 @@ impl GpuExecutor {
             curve_ranges: Vec::new(),
             curve_bytes: Vec::new(),
             features: Features::default(),
+            specialize: true,
         })
     }
 
@@ -202,6 +206,12 @@ impl GpuExecutor {
     }
 
     /// Caps the workgroups per dispatch axis (at least 1, at most the device limit).
+    /// Compiles the evaluate pass for the kinds of rows uploaded (`true`, the default) or
+    /// always uses the variant for every kind (`false`).
+    pub fn set_specialization(&mut self, on: bool) {
+        self.specialize = on;
+    }
+
     pub fn set_max_workgroups_per_axis(&mut self, groups: u32) {
         let limit = self
             .ctx
@@ -393,7 +403,12 @@ impl GpuExecutor {
                 label: Some("wgpu-tween evaluate"),
                 timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
             });
-            pass.set_pipeline(self.pipelines.evaluate(&device, self.features));
+            let features = if self.specialize {
+                self.features
+            } else {
+                Features::ALL
+            };
+            pass.set_pipeline(self.pipelines.evaluate(&device, features));
             pass.set_bind_group(0, &*evaluate_group, &[]);
             let (x, y) = fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis);
             pass.dispatch_workgroups(x, y, 1);
