@@ -367,8 +367,9 @@ fn same_segment(a: &Segment, b: &Segment) -> bool {
 }
 
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
-/// `p` is scratch space (the caller's, so it is not zeroed per chunk). Inlined into the
-/// executor's loop, once per instruction set (see `cpu::evaluate_range`).
+/// `p` is scratch space (the caller's, so it is not zeroed per chunk). Returns whether the
+/// chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
+/// `cpu::evaluate_range`).
 #[inline(always)]
 pub(crate) fn evaluate_chunk(
     mut chunk: Chunk<'_>,
@@ -377,13 +378,13 @@ pub(crate) fn evaluate_chunk(
     columns: Columns<'_>,
     now: &[f64; 3],
     p: &mut [f32; CHUNK],
-) {
+) -> bool {
     if chunk.head.dirty {
         chunk.head.classify(rows);
     }
     if chunk.head.state == State::Slow {
         batch::evaluate(rows, columns, now);
-        return;
+        return true;
     }
     let w_abs = now[chunk.head.kind as usize];
     let mut w = w_abs - chunk.head.epoch;
@@ -417,6 +418,7 @@ pub(crate) fn evaluate_chunk(
         refresh(&mut chunk, index, rows, w_abs, w, p);
     }
     lerp_lanes(chunk.head, rows, columns, p, now);
+    false
 }
 
 /// The eased progress of every row from its segment (garbage for rows past theirs, which

@@ -12,6 +12,8 @@ mod segment;
 #[cfg(test)]
 mod test_rng;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
 use cache::{Cache, CachePtr};
@@ -26,12 +28,21 @@ pub use evaluate::{progress, Progress};
 /// second thread from 128k rows.
 const ROWS_PER_PART: usize = 65_536;
 
+/// How many cached rows one row on the batch path (chunks mixing eases or loop types,
+/// parametric eases, sequence children...) costs: 20–60 ns against about 1 ns (the benchmark
+/// binary's mixed workload against `benches/cpu.rs`), so a world of such rows takes a second
+/// thread from a few thousand rows.
+const BATCH_ROW_WEIGHT: usize = 32;
+
 /// The CPU executor. Owned by a [`MotionWorld`](crate::MotionWorld).
 pub(crate) struct CpuExecutor {
     threads: usize,
     pool: Option<WorkerPool>,
     /// The segment cache, one entry per chunk of rows (see [`cache`]).
     cache: Cache,
+    /// Rows the last update evaluated on the batch path: with the row count, the estimate of
+    /// this update's work that decides how many threads share it.
+    batch_rows: usize,
 }
 
 impl CpuExecutor {
@@ -41,6 +52,7 @@ impl CpuExecutor {
             threads,
             pool: None,
             cache: Cache::default(),
+            batch_rows: 0,
         }
     }
 
@@ -65,7 +77,8 @@ impl CpuExecutor {
         let len = rows.len();
         self.sync_cache(rows);
         let cache = self.cache.ptr();
-        let parts = self.threads.min(len / ROWS_PER_PART).max(1);
+        let work = len + self.batch_rows.min(len) * (BATCH_ROW_WEIGHT - 1);
+        let parts = self.threads.min(work / ROWS_PER_PART).max(1);
         let [o0, o1, o2, o3] = &mut rows.outputs;
         let outputs = [
             OutPtr(o0.as_mut_ptr()),
@@ -87,7 +100,8 @@ impl CpuExecutor {
         };
         if parts == 1 {
             // SAFETY: the whole range, on this thread only.
-            unsafe { evaluate_range(&inputs, outputs, cache, 0..len, now) };
+            let batch_chunks = unsafe { evaluate_range(&inputs, outputs, cache, 0..len, now) };
+            self.batch_rows = batch_chunks * batch::CHUNK;
             return;
         }
         let pool = self
@@ -96,14 +110,17 @@ impl CpuExecutor {
         let parts = pool.parts();
         // Part boundaries on chunk multiples keep every chunk whole.
         let chunk = len.div_ceil(parts).div_ceil(batch::CHUNK) * batch::CHUNK;
+        let batch_chunks = AtomicUsize::new(0);
         pool.run(&|part| {
             let start = (part * chunk).min(len);
             let end = (start + chunk).min(len);
             // SAFETY: parts write disjoint ranges of the output columns and disjoint chunks of
             // the cache (ranges start on chunk multiples), which stay alive and unaliased
             // until `run` returns.
-            unsafe { evaluate_range(&inputs, outputs, cache, start..end, now) };
+            let n = unsafe { evaluate_range(&inputs, outputs, cache, start..end, now) };
+            batch_chunks.fetch_add(n, Ordering::Relaxed);
         });
+        self.batch_rows = batch_chunks.into_inner() * batch::CHUNK;
     }
 }
 
@@ -142,7 +159,8 @@ struct OutPtr(*mut f32);
 unsafe impl Send for OutPtr {}
 unsafe impl Sync for OutPtr {}
 
-/// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk:
+/// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk,
+/// and returns how many chunks took the batch path:
 /// with AVX2 where the CPU has it (the hot loops then take eight rows per instruction instead
 /// of four; the results are the same, IEEE operations lane by lane and no fused multiply-add).
 ///
@@ -156,15 +174,14 @@ unsafe fn evaluate_range(
     cache: CachePtr,
     range: std::ops::Range<usize>,
     now: &[f64; 3],
-) {
+) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2; the rest per this function's contract.
-        unsafe { evaluate_range_avx2(inputs, outputs, cache, range, now) };
-        return;
+        return unsafe { evaluate_range_avx2(inputs, outputs, cache, range, now) };
     }
     // SAFETY: per the contract.
-    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) };
+    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) }
 }
 
 /// [`evaluate_range_with`] compiled for AVX2.
@@ -179,9 +196,9 @@ unsafe fn evaluate_range_avx2(
     cache: CachePtr,
     range: std::ops::Range<usize>,
     now: &[f64; 3],
-) {
+) -> usize {
     // SAFETY: per the contract.
-    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) };
+    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) }
 }
 
 /// The body of [`evaluate_range`], inlined into each instruction set's version.
@@ -195,8 +212,9 @@ unsafe fn evaluate_range_with(
     cache: CachePtr,
     range: std::ops::Range<usize>,
     now: &[f64; 3],
-) {
+) -> usize {
     debug_assert_eq!(range.start % batch::CHUNK, 0);
+    let mut batch_chunks = 0;
     let last = range.end.div_ceil(batch::CHUNK);
     let mut p = [0.0; batch::CHUNK];
     for start in range.clone().step_by(batch::CHUNK) {
@@ -221,7 +239,7 @@ unsafe fn evaluate_range_with(
         let [o0, o1, o2, o3] = outputs;
         let l = &inputs.lanes;
         let chunk = unsafe { cache.chunk(index) };
-        cache::evaluate_chunk(
+        batch_chunks += usize::from(cache::evaluate_chunk(
             chunk,
             index,
             &inputs.rows[start..end],
@@ -240,6 +258,7 @@ unsafe fn evaluate_range_with(
             },
             now,
             &mut p,
-        );
+        ));
     }
+    batch_chunks
 }
