@@ -4,8 +4,9 @@
 //! 1. **Timing** (branch-free, f64): clock → loop index → linear progress, parity and
 //!    completed loops. Zero-duration rows (rare, other formulas) are flagged for the scalar path.
 //! 2. **Easing**: when the whole chunk shares one ease and loop type (the usual case: rows are
-//!    created in batches), one monomorphic loop per (ease, loop type) pair; otherwise the
-//!    scalar reference [`progress`] per row.
+//!    created in batches), one monomorphic loop per (ease, loop type) pair; otherwise row by
+//!    row with each row's own ease (a chunk with a zero-duration row: the scalar reference
+//!    [`progress`] per row).
 //!
 //! A chunk whose rows share everything but their lanes (a burst made in one update) skips
 //! passes 1 and 2: its one progress comes from the reference.
@@ -250,6 +251,32 @@ fn ease_chunk(f: impl Fn(f32) -> f32, loop_type: u32, t: &Timing, n: usize, p: &
     }
 }
 
+/// Pass 2 for row `i` of a chunk that mixes eases or loop types: [`ease_chunk`]'s arithmetic
+/// with the row's own ease (`key`: ease and loop type bits), so the same result bit for bit,
+/// without the reference's second pass over the timing.
+#[inline(always)]
+fn ease_row(key: u32, t: &Timing, i: usize) -> f32 {
+    let ease = Ease::from_bits(key & 0xff);
+    let f = |x: f32| ease.map_or(x, |e| e.evaluate(x));
+    let (x, odd, loops) = (t.linear[i], t.odd[i], t.loops[i]);
+    match key >> 8 {
+        0 => f(x),
+        1 => {
+            let e = f(x);
+            if odd {
+                1.0 - e
+            } else {
+                e
+            }
+        }
+        2 => {
+            let within = if x == 1.0 { 0.0 } else { x };
+            f(1.0) * loops + f(within)
+        }
+        _ => f(if odd { 1.0 - x } else { x }),
+    }
+}
+
 /// Dispatches a homogeneous chunk to its monomorphic easing loop.
 fn ease_homogeneous(key: u32, t: &Timing, n: usize, p: &mut [f32; CHUNK]) {
     let loop_type = key >> 8;
@@ -302,6 +329,12 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
         } else if shape.same_easing && !shape.zero_duration {
             timing(chunk, &shape, now, &mut timing_buf);
             ease_homogeneous(chunk[0].flags & EASE_LOOP_MASK, &timing_buf, n, &mut p);
+        } else if !shape.zero_duration {
+            // Mixed eases or loop types: pass 2 row by row, each with its own ease.
+            timing(chunk, &shape, now, &mut timing_buf);
+            for (i, row) in chunk.iter().enumerate() {
+                p[i] = ease_row(row.flags & EASE_LOOP_MASK, &timing_buf, i);
+            }
         } else {
             timing(chunk, &shape, now, &mut timing_buf);
             for (i, row) in chunk.iter().enumerate() {
@@ -417,6 +450,15 @@ mod tests {
         let now = [123.456, 78.9, 1000.25];
         // Mixed chunks, and homogeneous ones (runs of one configuration).
         let mut rows: Vec<MotionRow> = (0..4096).map(|_| random_row(&mut rng, &now)).collect();
+        // Mixed chunks without a zero-duration row (which sends its chunk to the reference):
+        // the row-by-row easing pass.
+        rows.extend((0..4096).map(|_| {
+            let mut row = random_row(&mut rng, &now);
+            if row.duration == 0.0 {
+                row.duration = 0.5;
+            }
+            row
+        }));
         for run in 0..32 {
             let template = random_row(&mut rng, &now);
             for _ in 0..CHUNK {
