@@ -25,7 +25,7 @@ pub use evaluate::{progress, Progress};
 /// waiting for it is ~10–30 µs on an idle machine (more when the other cores are busy), and a
 /// row inside its segment costs under 1 ns. With `benches/cpu.rs` on 2 cores, 100k rows on two
 /// threads were no faster than on one when idle and 40–60% slower on a busy machine; so a
-/// second thread from 128k rows.
+/// second thread from 128k cached rows (see [`BATCH_ROW_WEIGHT`] for the others).
 const ROWS_PER_PART: usize = 65_536;
 
 /// How many cached rows one row on the batch path (chunks mixing eases or loop types,
