@@ -15,6 +15,16 @@ pub enum LoopType {
     Yoyo = 3,
 }
 
+impl LoopType {
+    /// Every loop type, in discriminant order.
+    pub const ALL: [LoopType; 4] = [
+        LoopType::Restart,
+        LoopType::Flip,
+        LoopType::Incremental,
+        LoopType::Yoyo,
+    ];
+}
+
 /// Where the delay applies. Discriminants are stored in motion rows: never reorder.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]

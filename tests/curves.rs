@@ -389,12 +389,6 @@ fn cpu_and_gpu_agree_on_random_curves() {
     };
     let mut rng = common::Rng(0xc0ffee);
     let curves: Vec<AnimationCurve> = (0..64).map(|_| random_curve(&mut rng)).collect();
-    let loop_types = [
-        LoopType::Restart,
-        LoopType::Flip,
-        LoopType::Incremental,
-        LoopType::Yoyo,
-    ];
     let mut pairs = Vec::new();
     type Pair = (Seen, Seen, f32, f32);
     let add_pair = |pairs: &mut Vec<Pair>,
@@ -404,7 +398,7 @@ fn cpu_and_gpu_agree_on_random_curves() {
                     rng: &mut common::Rng| {
         let curve = &curves[i % curves.len()];
         let loops = [1, 2, 3, -1][rng.below(4)];
-        let loop_type = loop_types[rng.below(4)];
+        let loop_type = LoopType::ALL[rng.below(4)];
         let duration = rng.range(0.2, 2.0) as f32;
         let delay = if rng.chance(0.3) {
             rng.range(0.0, 0.5) as f32

@@ -78,12 +78,7 @@ fn step(gpu: &mut MotionWorld, cpu: &mut MotionWorld, sinks: [&Sink; 2], dt: f64
 /// including 0 and negative, some infinite; all bound.
 fn motion(i: usize) -> Motion<f32> {
     let ease = Ease::ALL[i % Ease::ALL.len()];
-    let loop_type = [
-        LoopType::Restart,
-        LoopType::Flip,
-        LoopType::Incremental,
-        LoopType::Yoyo,
-    ][i % 4];
+    let loop_type = LoopType::ALL[i % 4];
     let loops = [1, 2, 3, -1][(i / 4) % 4];
     let duration = 0.25 * (1 + i % 7) as f32;
     let delay_type = if i.is_multiple_of(3) {

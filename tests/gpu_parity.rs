@@ -90,12 +90,7 @@ impl Spec {
             },
             skip: rng.chance(0.5),
             loops,
-            loop_type: [
-                LoopType::Restart,
-                LoopType::Flip,
-                LoopType::Incremental,
-                LoopType::Yoyo,
-            ][(n / Ease::ALL.len()) % 4],
+            loop_type: LoopType::ALL[(n / Ease::ALL.len()) % 4],
             speed,
             preserve: rng.chance(0.2),
             time_kind: [TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime][rng.below(3)],

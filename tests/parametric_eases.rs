@@ -136,15 +136,7 @@ fn spawn_all(world: &mut MotionWorld) -> (Cells, Plain) {
         plain.push((format!("plain {n}"), cell, h));
     }
     for (n, ease) in all_parametric().into_iter().enumerate() {
-        for (k, lt) in [
-            LoopType::Restart,
-            LoopType::Flip,
-            LoopType::Incremental,
-            LoopType::Yoyo,
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (k, lt) in LoopType::ALL.into_iter().enumerate() {
             let cell = Arc::new(Mutex::new(Vec3::ZERO));
             let sink = cell.clone();
             let s = (n * 4 + k) as f32;

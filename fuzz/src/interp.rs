@@ -105,12 +105,7 @@ impl<'a> Bytes<'a> {
     }
 
     pub fn loop_type(&mut self) -> LoopType {
-        [
-            LoopType::Restart,
-            LoopType::Flip,
-            LoopType::Incremental,
-            LoopType::Yoyo,
-        ][usize::from(self.u8() % 4)]
+        LoopType::ALL[usize::from(self.u8() % 4)]
     }
 
     pub fn time_kind(&mut self) -> TimeKind {

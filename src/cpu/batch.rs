@@ -385,12 +385,6 @@ mod tests {
     use crate::cpu::test_rng::Rng;
 
     fn random_row(rng: &mut Rng, now: &[f64; 3]) -> MotionRow {
-        let lt = [
-            LoopType::Restart,
-            LoopType::Flip,
-            LoopType::Incremental,
-            LoopType::Yoyo,
-        ];
         let dt = [DelayType::FirstLoop, DelayType::EveryLoop];
         let kinds = [TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime];
         // Mostly lerp; some quaternion rows (four lanes), punches and shakes (one to
@@ -408,7 +402,7 @@ mod tests {
             loops: rng.pick(&[-1, 1, 2, 3, 7]),
             flags: pack_flags(
                 rng.pick(&Ease::ALL),
-                rng.pick(&lt),
+                rng.pick(&LoopType::ALL),
                 rng.pick(&dt),
                 rng.pick(&kinds),
                 lane_count,

@@ -8,14 +8,6 @@ use bytemuck::Zeroable;
 
 use crate::cpu::test_rng::Rng;
 
-/// Every loop type, in the order the tests cycle through them.
-const LOOP_TYPES: [LoopType; 4] = [
-    LoopType::Restart,
-    LoopType::Flip,
-    LoopType::Incremental,
-    LoopType::Yoyo,
-];
-
 /// Chunks of one ease, loop type and time kind each (the cache's case), with random
 /// timing, evaluated over many updates: every value within the conformance tolerance of
 /// the reference, and bit for bit on updates where every row takes the exact path.
@@ -26,7 +18,7 @@ fn cached_values_follow_the_reference() {
     let mut rows = Vec::new();
     for chunk in 0..48 {
         let ease = rng.pick(&Ease::ALL);
-        let lt = rng.pick(&LOOP_TYPES);
+        let lt = rng.pick(&LoopType::ALL);
         let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
         let dt = rng.pick(&[DelayType::FirstLoop, DelayType::EveryLoop]);
         let burst = chunk % 3 == 0;
@@ -72,7 +64,7 @@ fn derived_segments_follow_the_reference() {
     let mut gapless = Vec::new();
     for chunk in 0..64 {
         let ease = rng.pick(&Ease::ALL);
-        let lt = LOOP_TYPES[chunk % 4];
+        let lt = LoopType::ALL[chunk % 4];
         let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
         let burst = chunk % 8 == 1;
         let poison = chunk % 8 == 7;

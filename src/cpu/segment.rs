@@ -378,12 +378,7 @@ mod tests {
     #[test]
     fn segments_predict_the_reference_until_they_end() {
         let epoch = 11.0;
-        for lt in [
-            LoopType::Restart,
-            LoopType::Flip,
-            LoopType::Incremental,
-            LoopType::Yoyo,
-        ] {
+        for lt in LoopType::ALL {
             for dt in [DelayType::FirstLoop, DelayType::EveryLoop] {
                 for speed in [1.0, 0.5, -1.5, 0.0] {
                     let r = row(speed, 0.5, 3, lt, dt);
@@ -424,13 +419,7 @@ mod tests {
     /// tolerance of the reference, and a derivation at nearly every loop end.
     #[test]
     fn derived_segments_predict_the_reference() {
-        let lts = [
-            LoopType::Restart,
-            LoopType::Flip,
-            LoopType::Incremental,
-            LoopType::Yoyo,
-        ];
-        for lt in lts {
+        for lt in LoopType::ALL {
             for (dt, delay) in [(DelayType::FirstLoop, 0.5f32), (DelayType::EveryLoop, 0.0)] {
                 for speed in [1.0f32, 0.5, 3.7] {
                     let r = row(speed, delay, -1, lt, dt);

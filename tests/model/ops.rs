@@ -291,12 +291,7 @@ pub fn spec(spawn: bool) -> BoxedStrategy<Spec> {
             Just(d),
             delay_for(d),
             prop_oneof![1 => Just(-1i32), 4 => 1i32..=4],
-            prop::sample::select(vec![
-                LoopType::Restart,
-                LoopType::Flip,
-                LoopType::Incremental,
-                LoopType::Yoyo,
-            ]),
+            prop::sample::select(LoopType::ALL.to_vec()),
             prop::sample::select(Ease::ALL.to_vec()),
         )
     });
