@@ -29,12 +29,19 @@ pub(crate) const CHUNK: usize = 64;
 /// `flags` bits that select the easing loop: ease and loop type.
 const EASE_LOOP_MASK: u32 = 0x3ff;
 
-/// Floor by the round-to-nearest trick: SIMD-friendly on baseline x86-64 (no SSE4.1
-/// `roundpd`). Exact for |x| < 2^51; callers clamp to ±2^50 first.
+/// Nearest integer (ties to even) by adding and removing 1.5·2⁵², which leaves no fraction
+/// bits: SIMD-friendly and no libm call on baseline x86-64 (no SSE4.1 `roundpd`). Exact for
+/// |x| < 2^51.
+#[inline(always)]
+pub(crate) fn round_fast(x: f64) -> f64 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52
+    (x + MAGIC) - MAGIC
+}
+
+/// Floor by [`round_fast`]. Exact for |x| < 2^51; callers clamp to ±2^50 first.
 #[inline(always)]
 fn floor_fast(x: f64) -> f64 {
-    const MAGIC: f64 = 6_755_399_441_055_744.0; // 1.5 · 2^52
-    let rounded = (x + MAGIC) - MAGIC;
+    let rounded = round_fast(x);
     if rounded > x {
         rounded - 1.0
     } else {

@@ -302,9 +302,8 @@ pub(crate) fn rebased(
     let unfold = |c: f64| if backward { 1.0 - c } else { c };
     let loops_from = ((from - base) * speed - lead) * inv_duration;
     let k_raw = loops_from - unfold(f64::from(s.c));
-    // Nearest integer by the 1.5·2⁵² trick (no libm call on baseline x86-64; |k_raw| < 2⁵¹).
-    const MAGIC: f64 = 6_755_399_441_055_744.0;
-    let k = (k_raw + MAGIC) - MAGIC;
+    // (|k_raw| < 2⁵¹: exact.)
+    let k = super::batch::round_fast(k_raw);
     // A `c` that is not the row's (a stale one) or a parity that disagrees: the exact path.
     let odd = (k as i64) & 1 == 1;
     let parity_agrees = match loop_type {
