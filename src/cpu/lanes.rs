@@ -31,8 +31,33 @@ impl AdapterMasks {
     #[inline(always)]
     #[must_use]
     pub fn of(rows: &[MotionRow]) -> Self {
-        let (quat, other) = adapter_masks(rows);
-        Self { quat, other }
+        // Eight rows at a time, so that every shift is a constant.
+        let bits = |rows: &[MotionRow]| {
+            let (mut quat, mut other) = (0u64, 0u64);
+            for (j, row) in rows.iter().enumerate() {
+                let kind = row.adapter_bits();
+                // Slerp (1) and nlerp (2); punch, shake (and unknown kinds, read as lerp by
+                // `row_value`) from 3.
+                quat |= u64::from(kind.wrapping_sub(AdapterKind::Slerp as u32) < 2) << j;
+                other |= u64::from(kind >= AdapterKind::Punch as u32) << j;
+            }
+            (quat, other)
+        };
+        let (mut quat, mut other) = (0u64, 0u64);
+        let groups = rows.chunks_exact(8);
+        let tail = bits(groups.remainder());
+        let full = groups.len();
+        for (k, group) in groups.enumerate() {
+            let (q, o) = bits(group);
+            quat |= q << (8 * k);
+            other |= o << (8 * k);
+        }
+        // (A full chunk has no tail, and a shift by 64 would overflow.)
+        let shift = |bits: u64| bits.checked_shl(8 * full as u32).unwrap_or(0);
+        Self {
+            quat: quat | shift(tail.0),
+            other: other | shift(tail.1),
+        }
     }
 }
 
@@ -83,36 +108,6 @@ pub(crate) fn values(
             column[i] = value;
         }
     }
-}
-
-/// Bitmasks of the rows (bit `i` for row `i`) with a quaternion adapter (slerp, nlerp), and
-/// with any other adapter but lerp: one branch-free pass over the flags.
-#[inline(always)]
-fn adapter_masks(rows: &[MotionRow]) -> (u64, u64) {
-    // Eight rows at a time, so that every shift is a constant.
-    let bits = |rows: &[MotionRow]| {
-        let (mut quat, mut other) = (0u64, 0u64);
-        for (j, row) in rows.iter().enumerate() {
-            let kind = row.adapter_bits();
-            // Slerp (1) and nlerp (2); punch, shake (and unknown kinds, read as lerp by
-            // `row_value`) from 3.
-            quat |= u64::from(kind.wrapping_sub(AdapterKind::Slerp as u32) < 2) << j;
-            other |= u64::from(kind >= AdapterKind::Punch as u32) << j;
-        }
-        (quat, other)
-    };
-    let (mut quat, mut other) = (0u64, 0u64);
-    let groups = rows.chunks_exact(8);
-    let tail = bits(groups.remainder());
-    let full = groups.len();
-    for (k, group) in groups.enumerate() {
-        let (q, o) = bits(group);
-        quat |= q << (8 * k);
-        other |= o << (8 * k);
-    }
-    // (A full chunk has no tail, and a shift by 64 would overflow.)
-    let shift = |bits: u64| bits.checked_shl(8 * full as u32).unwrap_or(0);
-    (quat | shift(tail.0), other | shift(tail.1))
 }
 
 /// Evaluates the quaternion rows of `mask`, [`GROUP`] at a time; returns those left to the
