@@ -160,9 +160,9 @@ unsafe impl Send for OutPtr {}
 unsafe impl Sync for OutPtr {}
 
 /// Evaluates `range` of the rows into the same range of the output columns, chunk by chunk,
-/// and returns how many chunks took the batch path:
 /// with AVX2 where the CPU has it (the hot loops then take eight rows per instruction instead
 /// of four; the results are the same, IEEE operations lane by lane and no fused multiply-add).
+/// Returns how many chunks took the batch path.
 ///
 /// # Safety
 /// `range.start` must be a multiple of [`batch::CHUNK`]; every output column must have at
