@@ -1,9 +1,9 @@
 // Animation curves as eases (ease id 40, SEMANTICS.md §4). A curve row's parameter lanes
 // name its keys in the pooled key table: (offset mod 2^24, count, pre_wrap + 4 * post_wrap,
 // offset / 2^24), each an exact f32 integer. Kept operation for operation equal to
-// `curve_ease` in src/curve.rs: keep in sync.
+// `curve_ease` in src/curve/mod.rs: keep in sync.
 
-// Keep in sync with `GpuKey` in src/curve.rs (a test reads this layout back from naga).
+// Keep in sync with `GpuKey` in src/curve/mod.rs (a test reads this layout back from naga).
 struct GpuKey {
     time: f32,
     value: f32,
@@ -26,16 +26,10 @@ const KEY_IN_WEIGHTED: u32 = 1u;
 const KEY_OUT_WEIGHTED: u32 = 2u;
 const KEY_IN_STEP: u32 = 4u;
 const KEY_OUT_STEP: u32 = 8u;
-// `SOLVE_ITERATIONS` in src/curve.rs.
+// `SOLVE_ITERATIONS` in src/curve/mod.rs.
 const CURVE_SOLVE_ITERATIONS: u32 = 12u;
 
-// `bezier01` in src/curve.rs.
-fn curve_bezier01(c1: f32, c2: f32, s: f32) -> f32 {
-    let r = 1.0 - s;
-    return 3.0 * r * r * s * c1 + 3.0 * r * s * s * c2 + s * s * s;
-}
-
-// `wrap_time` in src/curve.rs: x mapped into [t0, t1] by the wrap mode on its side
+// `wrap_time` in src/curve/mod.rs: x mapped into [t0, t1] by the wrap mode on its side
 // (0 clamp, 1 loop, 2 ping-pong).
 fn curve_wrap_time(x: f32, t0: f32, t1: f32, wraps: u32) -> f32 {
     let span = t1 - t0;
@@ -59,7 +53,7 @@ fn curve_wrap_time(x: f32, t0: f32, t1: f32, wraps: u32) -> f32 {
     return clamp(t0 + f * span, t0, t1);
 }
 
-// `segment` in src/curve.rs: the curve between keys k0 and k1 at x.
+// `segment` in src/curve/mod.rs: the curve between keys k0 and k1 at x.
 fn curve_segment(k0: GpuKey, k1: GpuKey, x: f32) -> f32 {
     let dt = k1.time - k0.time;
     if dt <= 0.0 {
@@ -92,7 +86,8 @@ fn curve_segment(k0: GpuKey, k1: GpuKey, x: f32) -> f32 {
     var hi = 1.0;
     var s = u;
     for (var n = 0u; n < CURVE_SOLVE_ITERATIONS; n++) {
-        let f = curve_bezier01(c1, c2, s) - u;
+        // `bezier` of easing.wgsl, composed into the same module.
+        let f = bezier(c1, c2, s) - u;
         lo = select(lo, s, f < 0.0);
         hi = select(hi, s, f > 0.0);
         lo = select(lo, s, f == 0.0);
@@ -109,7 +104,7 @@ fn curve_segment(k0: GpuKey, k1: GpuKey, x: f32) -> f32 {
     return r * r * r * k0.value + 3.0 * r * r * s * p1 + 3.0 * r * s * s * p2 + s * s * s * k1.value;
 }
 
-// `curve_ease` in src/curve.rs: the curve named by parameter lanes p at x.
+// `curve_ease` in src/curve/mod.rs: the curve named by parameter lanes p at x.
 fn curve_ease(p: vec4<f32>, x: f32) -> f32 {
     let offset = u32(p.x) + u32(p.w) * 16777216u;
     let count = u32(p.y);

@@ -87,6 +87,8 @@ const ID_ELASTIC: u32 = 35u;
 const ID_STEPS: u32 = 38u;
 const ID_BEZIER: u32 = 39u;
 
+// One coordinate of the Bézier (0, c1, c2, 1) at t (`bezier` in src/ease.rs): the CSS
+// cubic-bezier ease's, and the weighted key segments' of curve.wgsl.
 fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
     let s = 1.0 - t;
     return 3.0 * s * s * t * c1 + 3.0 * s * t * t * c2 + t * t * t;

@@ -487,9 +487,10 @@ fn elastic_in(p: [f32; 4], u: f32) -> f32 {
     -a * (2.0f32).powf(10.0 * u - 10.0) * ((u - 1.0 - s) * k).sin()
 }
 
-/// One coordinate of the Bézier with control values `c1`, `c2` at `t`.
+/// One coordinate of the Bézier `(0, c1, c2, 1)` at `t`: the CSS cubic-bezier ease's and an
+/// animation curve's weighted segments' (`bezier` in `shaders/easing.wgsl`).
 #[inline]
-fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
+pub(crate) fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
     let s = 1.0 - t;
     3.0 * s * s * t * c1 + 3.0 * s * t * t * c2 + t * t * t
 }

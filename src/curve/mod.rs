@@ -403,13 +403,6 @@ pub(crate) fn key_range(params: [f32; 4]) -> (usize, usize) {
 /// Iterations of the safeguarded Newton solve of a weighted segment's `x(s) = u`.
 const SOLVE_ITERATIONS: u32 = 12;
 
-/// One coordinate of the Bézier `(0, c1, c2, 1)` at `s` (`bezier` in `src/ease.rs`).
-#[inline]
-fn bezier01(c1: f32, c2: f32, s: f32) -> f32 {
-    let r = 1.0 - s;
-    3.0 * r * r * s * c1 + 3.0 * r * s * s * c2 + s * s * s
-}
-
 /// The wrapped time: `x` mapped into `[t0, t0 + span]` by the wrap mode on its side.
 #[inline]
 fn wrap_time(x: f32, t0: f32, t1: f32, wraps: u32) -> f32 {
@@ -475,7 +468,7 @@ fn segment(k0: &GpuKey, k1: &GpuKey, x: f32) -> f32 {
     let (c1, c2) = (w0, 1.0 - w1);
     let (mut lo, mut hi, mut s) = (0.0f32, 1.0f32, u);
     for _ in 0..SOLVE_ITERATIONS {
-        let f = bezier01(c1, c2, s) - u;
+        let f = crate::ease::bezier(c1, c2, s) - u;
         if f < 0.0 {
             lo = s;
         }
