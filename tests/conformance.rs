@@ -8,12 +8,82 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use wgpu_tween::{
-    AnimationCurve, DelayType, Ease, Keyframe, LoopType, Motion, MotionStatus, WeightedMode,
+    AnimationCurve, DelayType, Ease, Keyframe, LoopType, Motion, MotionStatus, MotionWorld,
+    WeightedMode,
 };
 
 fn f(v: &Value) -> f64 {
     v.as_f64()
         .unwrap_or_else(|| panic!("expected a number, got {v}"))
+}
+
+/// One sample of a case: a motion frozen at clock `at` (speed 0) whose bind records the value
+/// the next update delivers.
+struct Probe {
+    case: String,
+    at: f64,
+    want: f64,
+    tolerance: f64,
+    seen: Arc<Mutex<f32>>,
+}
+
+impl Probe {
+    /// Binds `motion` in `world`, frozen at clock `at`.
+    fn bind(
+        world: &mut MotionWorld,
+        motion: Motion<f32>,
+        case: &str,
+        (at, want, tolerance): (f64, f64, f64),
+    ) -> Self {
+        let seen = Arc::new(Mutex::new(f32::NAN));
+        let sink = Arc::clone(&seen);
+        let h = motion
+            .playback_speed(0.0)
+            .immediate_bind(false)
+            .bind(world, move |v| *sink.lock().unwrap() = v)
+            .expect("motion");
+        world.set_time(h, at).expect("set_time");
+        Self {
+            case: case.to_owned(),
+            at,
+            want,
+            tolerance,
+            seen,
+        }
+    }
+}
+
+/// Runs one update of `world` and returns the first mismatch of each case among `probes`
+/// (off by more than its tolerance, or NaN), `axis` naming the sampled coordinate.
+fn mismatches(world: &mut MotionWorld, probes: Vec<Probe>, axis: &str) -> Vec<String> {
+    world.update(0.0).expect("update");
+    let mut failures: Vec<String> = Vec::new();
+    for probe in probes {
+        let got = *probe.seen.lock().unwrap();
+        let error = (f64::from(got) - probe.want).abs();
+        let case = &probe.case;
+        if (error.is_nan() || error > probe.tolerance)
+            && !failures.iter().any(|f| f.starts_with(&format!("{case}:")))
+        {
+            failures.push(format!(
+                "{case}: at {axis} = {} expected {}, got {got}",
+                probe.at, probe.want
+            ));
+        }
+    }
+    failures
+}
+
+/// Prints every failure and fails the test if there is one.
+fn report(failures: &[String], what: &str) {
+    for line in failures {
+        println!("FAIL {line}");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} {what} cases failed",
+        failures.len()
+    );
 }
 
 /// Samples every ease case through an executor: one frozen motion per sample (from 0 to 1
@@ -26,30 +96,11 @@ fn ease_failures(exec: &common::Exec, cases: &[Value]) -> Vec<String> {
         let ease: Ease = name.parse().unwrap_or_else(|e| panic!("{e}"));
         for sample in case["samples"].as_array().expect("samples") {
             let (x, y) = (f(&sample[0]), f(&sample[1]));
-            let seen = Arc::new(Mutex::new(f32::NAN));
-            let sink = Arc::clone(&seen);
-            let h = Motion::new(0.0f32, 1.0, 1.0)
-                .ease(ease)
-                .playback_speed(0.0)
-                .immediate_bind(false)
-                .bind(&mut world, move |v| *sink.lock().unwrap() = v)
-                .expect("motion");
-            world.set_time(h, x).expect("set_time");
-            probes.push((name, x, y, seen));
+            let motion = Motion::new(0.0f32, 1.0, 1.0).ease(ease);
+            probes.push(Probe::bind(&mut world, motion, name, (x, y, 1e-5)));
         }
     }
-    world.update(0.0).expect("update");
-    let mut failures = Vec::new();
-    for (name, x, y, seen) in probes {
-        let got = *seen.lock().unwrap();
-        let error = (f64::from(got) - y).abs();
-        if (error.is_nan() || error > 1e-5)
-            && !failures.iter().any(|f: &String| f.starts_with(name))
-        {
-            failures.push(format!("{name}: at x = {x} expected {y}, got {got}"));
-        }
-    }
-    failures
+    mismatches(&mut world, probes, "x")
 }
 
 #[test]
@@ -83,10 +134,7 @@ fn eases_match_vectors() {
             failures.push(format!("[{}] {line}", exec.name()));
         }
     }
-    for line in &failures {
-        println!("FAIL {line}");
-    }
-    assert!(failures.is_empty(), "{} ease cases failed", failures.len());
+    report(&failures, "ease");
 }
 
 /// A `curves.json` case's curve (default wrap modes).
@@ -149,40 +197,19 @@ fn curves_match_vectors() {
         let mut world = exec.world();
         let mut probes = Vec::new();
         for case in cases {
-            let name = case["name"].as_str().expect("name").to_owned();
+            let name = case["name"].as_str().expect("name");
             let curve = curve_of(case);
             for sample in case["samples"].as_array().expect("samples") {
                 let (x, y) = (f(&sample[0]), f(&sample[1]));
-                let seen = Arc::new(Mutex::new(f32::NAN));
-                let sink = Arc::clone(&seen);
-                let h = Motion::new(0.0f32, 1.0, 1.0)
-                    .ease_curve(&curve)
-                    .playback_speed(0.0)
-                    .immediate_bind(false)
-                    .bind(&mut world, move |v| *sink.lock().unwrap() = v)
-                    .expect("motion");
-                world.set_time(h, x).expect("set_time");
-                probes.push((name.clone(), x, y, seen));
+                let motion = Motion::new(0.0f32, 1.0, 1.0).ease_curve(&curve);
+                probes.push(Probe::bind(&mut world, motion, name, (x, y, 1e-4)));
             }
         }
-        world.update(0.0).expect("update");
-        for (name, x, y, seen) in probes {
-            let got = *seen.lock().unwrap();
-            let error = (f64::from(got) - y).abs();
-            if (error.is_nan() || error > 1e-4)
-                && !failures.iter().any(|f: &String| f.contains(&name))
-            {
-                failures.push(format!(
-                    "[{}] {name}: at x = {x} expected {y}, got {got}",
-                    exec.name()
-                ));
-            }
+        for line in mismatches(&mut world, probes, "x") {
+            failures.push(format!("[{}] {line}", exec.name()));
         }
     }
-    for line in &failures {
-        println!("FAIL {line}");
-    }
-    assert!(failures.is_empty(), "{} curve cases failed", failures.len());
+    report(&failures, "curve");
 }
 
 /// `punch.json`: one frozen punch per sample (start → strength over 1 s, linear, clock set
@@ -197,43 +224,23 @@ fn punch_matches_vectors() {
         let mut world = exec.world();
         let mut probes = Vec::new();
         for case in cases {
-            let name = case["name"].as_str().expect("name").to_owned();
+            let name = case["name"].as_str().expect("name");
             let (start, strength) = (f(&case["start"]) as f32, f(&case["strength"]) as f32);
             let (frequency, damping) = (f(&case["frequency"]), f(&case["damping_ratio"]));
+            let tolerance = 1e-4 * f64::from(strength.abs()).max(1.0);
             for sample in case["samples"].as_array().expect("samples") {
                 let (p, y) = (f(&sample[0]), f(&sample[1]));
-                let seen = Arc::new(Mutex::new(f32::NAN));
-                let sink = Arc::clone(&seen);
-                let h = Motion::punch(start, strength, 1.0)
+                let motion = Motion::punch(start, strength, 1.0)
                     .frequency(frequency as f32)
-                    .damping_ratio(damping as f32)
-                    .playback_speed(0.0)
-                    .immediate_bind(false)
-                    .bind(&mut world, move |v| *sink.lock().unwrap() = v)
-                    .expect("motion");
-                world.set_time(h, p).expect("set_time");
-                let tolerance = 1e-4 * f64::from(strength.abs()).max(1.0);
-                probes.push((name.clone(), p, y, tolerance, seen));
+                    .damping_ratio(damping as f32);
+                probes.push(Probe::bind(&mut world, motion, name, (p, y, tolerance)));
             }
         }
-        world.update(0.0).expect("update");
-        for (name, p, y, tolerance, seen) in probes {
-            let got = *seen.lock().unwrap();
-            let error = (f64::from(got) - y).abs();
-            if (error.is_nan() || error > tolerance)
-                && !failures.iter().any(|f: &String| f.contains(&name))
-            {
-                failures.push(format!(
-                    "[{}] {name}: at p = {p} expected {y}, got {got}",
-                    exec.name()
-                ));
-            }
+        for line in mismatches(&mut world, probes, "p") {
+            failures.push(format!("[{}] {line}", exec.name()));
         }
     }
-    for line in &failures {
-        println!("FAIL {line}");
-    }
-    assert!(failures.is_empty(), "{} punch cases failed", failures.len());
+    report(&failures, "punch");
 }
 
 #[derive(Default)]
