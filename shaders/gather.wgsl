@@ -1,12 +1,18 @@
 // Gathers the outputs of the motions with a CPU bind into one contiguous range (4 lanes per
-// motion) for a single copy into a readback staging buffer.
+// motion) for a single copy into a readback staging buffer. Each dispatch binds one page of
+// the table (src/gpu/table.rs) and gathers the listed rows that page holds.
 
 // Keep in sync with `GatherParams` in src/gpu/layout.rs.
 struct GatherParams {
     count: u32,
     lane_stride: u32,
     groups_x: u32,
-    _pad: u32,
+    // The page's rows: row_base..row_end.
+    row_base: u32,
+    row_end: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: GatherParams;
@@ -20,7 +26,11 @@ fn gather(@builtin(global_invocation_id) gid: vec3<u32>) {
     if n >= params.count {
         return;
     }
-    let i = rows_to_read[n];
+    let row = rows_to_read[n];
+    if row < params.row_base || row >= params.row_end {
+        return;
+    }
+    let i = row - params.row_base;
     let s = params.lane_stride;
     gathered[n] = vec4<f32>(outputs[i], outputs[s + i], outputs[2u * s + i], outputs[3u * s + i]);
 }

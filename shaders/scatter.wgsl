@@ -1,9 +1,9 @@
 // Writes motion values into a user's storage buffer (GPU targets): one dispatch per target
-// buffer, one invocation per motion targeting it. Each entry names the row to read and the
+// buffer (and page of the table), one invocation per motion targeting it. Each entry names the row to read and the
 // f32 index of lane 0 in the user's buffer; lanes 1..n follow it contiguously.
 //
 // The values come from the evaluate pass's dense outputs (GPU executor: lane k of row i at
-// k * src_stride + i) or from values the CPU executor uploaded for this buffer (lane k of
+// k * src_stride + i - row_base of i's page) or from values the CPU executor uploaded for this buffer (lane k of
 // entry n at src_offset + k * src_stride + n).
 
 // Keep in sync with `ScatterParams` in src/gpu/layout.rs.
@@ -14,9 +14,11 @@ struct ScatterParams {
     // 0: read the entry's row of the outputs; 1: read the entry's own uploaded values.
     by_entry: u32,
     src_offset: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    // by_entry 0: this dispatch binds the outputs of rows row_base..row_end (one page of
+    // the table, src/gpu/table.rs); entries of other rows are another dispatch's.
+    row_base: u32,
+    row_end: u32,
+    _pad: u32,
 }
 
 // Keep in sync with `TargetEntry` in src/gpu/layout.rs.
@@ -40,9 +42,12 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>) {
     let entry = entries[n];
     let lanes = (entry.dst >> 30u) + 1u;
     let first = entry.dst & 0x3fffffffu;
-    var source = entry.row;
-    if params.by_entry != 0u {
-        source = params.src_offset + n;
+    var source = params.src_offset + n;
+    if params.by_entry == 0u {
+        if entry.row < params.row_base || entry.row >= params.row_end {
+            return;
+        }
+        source = entry.row - params.row_base;
     }
     for (var k = 0u; k < lanes; k++) {
         destination[first + k] = values[k * params.src_stride + source];

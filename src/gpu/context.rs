@@ -125,6 +125,11 @@ impl GpuContext {
 
     /// Uses a device and queue made elsewhere (a renderer's), so targets can write into its
     /// buffers. `info` is the adapter's description (`adapter.get_info()`).
+    ///
+    /// The device's limits are used as they are: with the default 128 MiB storage bindings
+    /// the motion table is split into pages of 2M rows (one dispatch each), so any number of
+    /// motions fits; only the readback of CPU-bound values must fit one binding (16 bytes
+    /// per bound motion), else the update fails with [`GpuError::TooLarge`].
     #[must_use]
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
         let lost = Arc::new(AtomicBool::new(false));

@@ -59,7 +59,7 @@ impl GpuExecutor {
             }
             self.curve_keys = Some(buffer);
             self.curve_capacity = wanted as u32;
-            self.evaluate_group = None;
+            self.evaluate_groups.clear();
         }
         if self.curve_ranges.is_empty() {
             return Ok(());

@@ -1,5 +1,5 @@
 //! The GPU executor: mirrors the rows in storage buffers and evaluates them in one compute
-//! dispatch per update.
+//! dispatch per update (one per page of the table past `page_rows`, see `table.rs`).
 //!
 //! Per update, one command buffer: (1) grow the table by GPU copy if needed, (2) apply the
 //! frame's row changes (moves from swap-removes, then uploads of new and re-anchored rows),
@@ -7,17 +7,17 @@
 //! new capacity), (4) evaluate every row, (5) scatter the values of motions with a GPU target
 //! into their buffers, (6) gather the values of motions with a CPU bind and copy them into a
 //! readback staging buffer. `write_buffer` calls: the frame header (clocks, params, gather
-//! list); in frames with changes, the changes; with targets, their params and changed entries.
+//! list); in frames with changes, the changes (one per page changed); with targets, their
+//! params and changed entries.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use bytemuck::Zeroable;
-
 use super::context::{GpuContext, GpuError};
-use super::layout::{fold_dispatch, split3_f64, ApplyParams, GatherParams, GpuFrame, RowOp};
+use super::layout::{fold_dispatch, split3_f64, GatherParams, GpuFrame};
 use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, FAILED, MAPPED, PENDING, RING};
+use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
 use super::timing::PassTimer;
 use super::variants::Features;
@@ -27,30 +27,33 @@ use crate::world::rows::Rows;
 
 /// Uniform and storage offsets must be multiples of this (the WebGPU maximum of the limits).
 const ALIGN: u64 = 256;
-/// Header layout: frame, apply params (moves, uploads), gather params; then the gather list.
-const FRAME_OFFSET: u64 = 0;
-const APPLY_MOVES_OFFSET: u64 = 256;
-const APPLY_UPLOADS_OFFSET: u64 = 512;
-const GATHER_OFFSET: u64 = 768;
-const GATHER_LIST_OFFSET: u64 = 1024;
 
 const EVALUATE_GROUP: u32 = 256;
-const SMALL_GROUP: u32 = 64;
+pub(super) const SMALL_GROUP: u32 = 64;
 
-fn align(x: u64) -> u64 {
+pub(super) fn align(x: u64) -> u64 {
     x.div_ceil(ALIGN) * ALIGN
 }
 
-/// The mirrored rows: timing rows, lane pairs (4 sections of `capacity`), parameter lanes
-/// (one `vec4<f32>` per row), outputs (4 sections).
-pub(super) struct Table {
-    pub(super) rows: wgpu::Buffer,
-    pub(super) lanes: wgpu::Buffer,
-    pub(super) params: wgpu::Buffer,
-    pub(super) outputs: wgpu::Buffer,
-    pub(super) capacity: u32,
-    /// Rows the GPU holds valid content for.
-    pub(super) len: u32,
+/// The frame header's layout for `pages` page slots: each page's evaluate `Frame`, then each
+/// page's `GatherParams` (256 bytes apart, uniform offsets), then the gather list.
+#[derive(Clone, Copy)]
+struct HeaderLayout {
+    pages: u32,
+}
+
+impl HeaderLayout {
+    fn frame(self, page: usize) -> u64 {
+        page as u64 * ALIGN
+    }
+
+    fn gather(self, page: usize) -> u64 {
+        (u64::from(self.pages) + page as u64) * ALIGN
+    }
+
+    fn list(self) -> u64 {
+        2 * u64::from(self.pages) * ALIGN
+    }
 }
 
 pub(crate) struct GpuExecutor {
@@ -60,21 +63,31 @@ pub(crate) struct GpuExecutor {
     pub(super) timer: Option<PassTimer>,
     pub(super) table: Option<Table>,
     pub(super) header: wgpu::Buffer,
+    /// Page slots of the header (a power of two; see `HeaderLayout`).
+    header_pages: u32,
     pub(super) gather_capacity: u32,
-    pub(super) changes: Option<wgpu::Buffer>,
+    /// Per page, the staging of its row changes (`changes.rs`).
+    pub(super) changes: Vec<Option<wgpu::Buffer>>,
     pub(super) gathered: Option<wgpu::Buffer>,
     pub(super) ring: Vec<Staging>,
     pub(super) next_staging: usize,
-    pub(super) evaluate_group: Option<wgpu::BindGroup>,
-    pub(super) gather_group: Option<wgpu::BindGroup>,
+    /// Per page, the bind groups of the evaluate and gather passes (empty when stale).
+    pub(super) evaluate_groups: Vec<wgpu::BindGroup>,
+    gather_groups: Vec<wgpu::BindGroup>,
     pub(super) mode: ReadbackMode,
     pub(super) max_per_axis: u32,
     pub(super) max_binding: u64,
+    max_buffer: u64,
+    /// Most rows of a page of the table (`table::page_rows`).
+    pub(super) page_rows: u32,
+    /// Whether the table holds sequence children frozen at a clock (`changes.rs`).
+    pub(super) children_frozen: bool,
     /// Rises whenever the table is replaced (target bind groups made for it are stale).
     pub(super) table_generation: u64,
     // Scratch reused every frame.
     pub(super) moves: Vec<[u32; 2]>,
     pub(super) uploads: Vec<u32>,
+    pub(super) frozen: Vec<(u32, MotionRow)>,
     pub(super) bytes: Vec<u8>,
     /// The curve key buffer (binding 5 of the evaluate pass) and its key capacity.
     pub(super) curve_keys: Option<wgpu::Buffer>,
@@ -98,34 +111,43 @@ pub(crate) struct FrameInput<'a> {
     /// Rows with a CPU bind (to read back), and their `(slot, version)`.
     pub bound_rows: &'a [u32],
     pub bound_motions: &'a [[u32; 2]],
+    /// The rows of every sequence child and their clocks now, when
+    /// [`GpuExecutor::may_page`] says the table may span pages (empty otherwise).
+    pub children: &'a [(u32, f64)],
 }
 
 impl GpuExecutor {
     pub fn new(ctx: GpuContext) -> Result<Self, GpuError> {
         let pipelines = ctx.pipelines()?;
         let limits = ctx.device().limits();
-        let header = ctx.scoped(|| create_header(&ctx, 0))??;
+        let header = ctx.scoped(|| create_header(&ctx, 0, 1))??;
+        let max_binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
         Ok(Self {
             timer: None,
             max_per_axis: limits.max_compute_workgroups_per_dimension,
-            max_binding: limits
-                .max_storage_buffer_binding_size
-                .min(limits.max_buffer_size),
+            max_binding,
+            max_buffer: limits.max_buffer_size,
+            page_rows: page_rows(max_binding, limits.max_buffer_size),
+            children_frozen: false,
             ctx,
             pipelines,
             table: None,
             header,
+            header_pages: 1,
             gather_capacity: 0,
-            changes: None,
+            changes: Vec::new(),
             gathered: None,
             ring: Vec::new(),
             next_staging: 0,
-            evaluate_group: None,
-            gather_group: None,
+            evaluate_groups: Vec::new(),
+            gather_groups: Vec::new(),
             mode: ReadbackMode::Blocking,
             table_generation: 0,
             moves: Vec::new(),
             uploads: Vec::new(),
+            frozen: Vec::new(),
             bytes: Vec::new(),
             curve_keys: None,
             curve_capacity: 0,
@@ -290,81 +312,57 @@ impl GpuExecutor {
         let Some(table) = &self.table else {
             return Ok(None);
         };
-        let apply_stride = table.capacity;
         let shrink = self.shrink_target(len);
-        let stride = shrink.unwrap_or(apply_stride);
+        let paged = shrink.unwrap_or(table.capacity) > self.page_rows;
 
         // 2. Changes: moves first (an upload may land on a row a move reads), then uploads.
-        self.moves.clear();
-        self.uploads.clear();
-        if let Some(log) = &mut rows.mirror {
-            log.drain(rows.rows.len(), &mut self.moves, &mut self.uploads);
-        }
-        let move_count = self.moves.len() as u32;
-        let upload_count = self.uploads.len() as u32;
-        if len == 0 {
-            self.features = Features::default();
-        }
-        for &row in &self.uploads {
-            if let Some(row) = rows.rows.get(row as usize) {
-                self.features = self.features.union(Features::of(row));
-            }
-        }
-
-        // 3. The header: clocks, pass params and the gather list, in one write.
-        let gather_count = input.bound_rows.len() as u32;
-        self.ensure_gather(gather_count)?;
-        let w = input.now.map(split3_f64);
-        let frame = GpuFrame {
-            world_hi: [w[0][0], w[1][0], w[2][0], 0.0],
-            world_mid: [w[0][1], w[1][1], w[2][1], 0.0],
-            world_lo: [w[0][2], w[1][2], w[2][2], 0.0],
-            row_count: len,
-            lane_stride: stride,
-            groups_x: fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis).0,
-            opaque_zero: 0,
-        };
-        let apply = |offset: u32, count: u32, staged: u32| ApplyParams {
-            op_offset: offset,
-            op_count: count,
-            lane_stride: apply_stride,
-            staged_stride: staged,
-            groups_x: fold_dispatch(count, SMALL_GROUP, self.max_per_axis).0,
-            ..ApplyParams::zeroed()
-        };
-        let gather = GatherParams {
-            count: gather_count,
-            lane_stride: stride,
-            groups_x: fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis).0,
-            _pad: 0,
-        };
-        self.bytes.clear();
-        self.bytes.resize(
-            (GATHER_LIST_OFFSET as usize) + input.bound_rows.len() * 4,
-            0,
-        );
-        put(&mut self.bytes, FRAME_OFFSET, &frame);
-        put(
-            &mut self.bytes,
-            APPLY_MOVES_OFFSET,
-            &apply(0, move_count, upload_count),
-        );
-        put(
-            &mut self.bytes,
-            APPLY_UPLOADS_OFFSET,
-            &apply(move_count, upload_count, upload_count),
-        );
-        put(&mut self.bytes, GATHER_OFFSET, &gather);
-        self.bytes[GATHER_LIST_OFFSET as usize..]
-            .copy_from_slice(bytemuck::cast_slice(input.bound_rows));
-        queue.write_buffer(&self.header, 0, &self.bytes);
-
-        if move_count + upload_count > 0 {
-            self.record_changes(rows, &mut encoder, move_count, upload_count)?;
+        self.collect_changes(rows, input, paged);
+        if self.has_changes() {
+            self.record_changes(rows, &mut encoder)?;
         }
         if let Some(wanted) = shrink {
             self.resize_table(wanted, len, &mut encoder)?;
         }
+
+        // 3. The header: per page the clocks and pass params, then the gather list, in one
+        // write.
+        let page_count = self.table.as_ref().map_or(1, |t| t.pages.len());
+        self.ensure_header_pages(page_count as u32)?;
+        let gather_count = input.bound_rows.len() as u32;
+        self.ensure_gather(gather_count)?;
+        let layout = HeaderLayout {
+            pages: self.header_pages,
+        };
+        let w = input.now.map(split3_f64);
+        self.bytes.clear();
+        self.bytes
+            .resize(layout.list() as usize + input.bound_rows.len() * 4, 0);
+        for (p, (base, count, stride)) in
+            page_spans(self.table.as_ref(), self.page_rows, len).enumerate()
+        {
+            let frame = GpuFrame {
+                world_hi: [w[0][0], w[1][0], w[2][0], 0.0],
+                world_mid: [w[0][1], w[1][1], w[2][1], 0.0],
+                world_lo: [w[0][2], w[1][2], w[2][2], 0.0],
+                row_count: count,
+                lane_stride: stride,
+                groups_x: fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis).0,
+                opaque_zero: 0,
+            };
+            let gather = GatherParams {
+                count: gather_count,
+                lane_stride: stride,
+                groups_x: fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis).0,
+                row_base: base,
+                row_end: base + count,
+                ..GatherParams::default()
+            };
+            put(&mut self.bytes, layout.frame(p), &frame);
+            put(&mut self.bytes, layout.gather(p), &gather);
+        }
+        self.bytes[layout.list() as usize..]
+            .copy_from_slice(bytemuck::cast_slice(input.bound_rows));
+        queue.write_buffer(&self.header, 0, &self.bytes);
 
         let staging_index = if gather_count > 0 {
             Some(self.pick_staging()?)
@@ -374,30 +372,9 @@ impl GpuExecutor {
 
         // Curve keys: the buffer sized to the key table, changed ranges uploaded.
         self.sync_curve_keys(rows, &mut encoder)?;
-        let curve_keys = self
-            .curve_keys
-            .as_ref()
-            .ok_or(GpuError::Validation("no curve key buffer".into()))?;
 
-        // 4. Evaluate.
-        let table = self
-            .table
-            .as_ref()
-            .ok_or(GpuError::Validation("no table".into()))?;
-        let evaluate_group = self.evaluate_group.get_or_insert_with(|| {
-            device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("wgpu-tween evaluate"),
-                layout: &self.pipelines.evaluate_layout,
-                entries: &[
-                    uniform_entry(0, &self.header, FRAME_OFFSET, size_of::<GpuFrame>()),
-                    whole(1, &table.rows),
-                    whole(2, &table.lanes),
-                    whole(3, &table.outputs),
-                    whole(4, &table.params),
-                    whole(5, curve_keys),
-                ],
-            })
-        });
+        // 4. Evaluate, page by page.
+        self.make_evaluate_groups(layout)?;
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("wgpu-tween evaluate"),
@@ -409,13 +386,23 @@ impl GpuExecutor {
                 Features::ALL
             };
             pass.set_pipeline(self.pipelines.evaluate(&device, features));
-            pass.set_bind_group(0, &*evaluate_group, &[]);
-            let (x, y) = fold_dispatch(len, EVALUATE_GROUP, self.max_per_axis);
-            pass.dispatch_workgroups(x, y, 1);
+            for ((_, count, _), group) in
+                page_spans(self.table.as_ref(), self.page_rows, len).zip(&self.evaluate_groups)
+            {
+                if count > 0 {
+                    pass.set_bind_group(0, group, &[]);
+                    let (x, y) = fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis);
+                    pass.dispatch_workgroups(x, y, 1);
+                }
+            }
         }
         if let Some(timer) = &self.timer {
             timer.resolve(&mut encoder);
         }
+        let table = self
+            .table
+            .as_ref()
+            .ok_or(GpuError::Validation("no table".into()))?;
 
         // 5. Write the values of motions with a GPU target into their buffers.
         targets.record(
@@ -423,47 +410,66 @@ impl GpuExecutor {
             &self.pipelines,
             &mut encoder,
             Source::Outputs {
-                buffer: &table.outputs,
-                stride,
+                pages: &table.pages,
+                page_rows: self.page_rows,
                 generation: self.table_generation,
             },
             self.max_per_axis,
         )?;
 
-        // 6. Gather the bound motions' values and copy them to a staging buffer.
+        // 6. Gather the bound motions' values (each page's dispatch takes the rows it holds)
+        // and copy them to a staging buffer.
         if let Some(k) = staging_index {
             let gathered = self
                 .gathered
                 .as_ref()
                 .ok_or(GpuError::Validation("no gather buffer".into()))?;
-            let gather_group = self.gather_group.get_or_insert_with(|| {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("wgpu-tween gather"),
-                    layout: &self.pipelines.gather_layout,
-                    entries: &[
-                        uniform_entry(0, &self.header, GATHER_OFFSET, size_of::<GatherParams>()),
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: &self.header,
-                                offset: GATHER_LIST_OFFSET,
-                                size: None,
-                            }),
-                        },
-                        whole(2, &table.outputs),
-                        whole(3, gathered),
-                    ],
-                })
-            });
+            if self.gather_groups.len() != table.pages.len() {
+                self.gather_groups = table
+                    .pages
+                    .iter()
+                    .enumerate()
+                    .map(|(p, page)| {
+                        device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("wgpu-tween gather"),
+                            layout: &self.pipelines.gather_layout,
+                            entries: &[
+                                range(
+                                    0,
+                                    &self.header,
+                                    layout.gather(p),
+                                    size_of::<GatherParams>() as u64,
+                                ),
+                                wgpu::BindGroupEntry {
+                                    binding: 1,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: &self.header,
+                                        offset: layout.list(),
+                                        size: None,
+                                    }),
+                                },
+                                whole(2, &page.outputs),
+                                whole(3, gathered),
+                            ],
+                        })
+                    })
+                    .collect();
+            }
             {
                 let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("wgpu-tween gather"),
                     timestamp_writes: None,
                 });
                 pass.set_pipeline(&self.pipelines.gather);
-                pass.set_bind_group(0, &*gather_group, &[]);
-                let (x, y) = fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis);
-                pass.dispatch_workgroups(x, y, 1);
+                for ((_, count, _), group) in
+                    page_spans(self.table.as_ref(), self.page_rows, len).zip(&self.gather_groups)
+                {
+                    if count > 0 {
+                        pass.set_bind_group(0, group, &[]);
+                        let (x, y) = fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis);
+                        pass.dispatch_workgroups(x, y, 1);
+                    }
+                }
             }
             let bytes = u64::from(gather_count) * 16;
             let staging = &mut self.ring[k];
@@ -494,121 +500,90 @@ impl GpuExecutor {
         Ok(staging_index)
     }
 
-    /// Uploads the frame's changes and records the apply pass (moves, then uploads).
-    fn record_changes(
-        &mut self,
-        rows: &Rows,
-        encoder: &mut wgpu::CommandEncoder,
-        move_count: u32,
-        upload_count: u32,
-    ) -> Result<(), GpuError> {
-        let device = self.ctx.device().clone();
-        let ops_bytes = align(u64::from(move_count + upload_count) * 16);
-        let rows_offset = ops_bytes;
-        let rows_bytes = align(u64::from(upload_count.max(1)) * 32);
-        let lanes_offset = rows_offset + rows_bytes;
-        let lanes_bytes = align(u64::from(upload_count.max(1)) * 32);
-        let params_offset = lanes_offset + lanes_bytes;
-        let params_bytes = align(u64::from(upload_count.max(1)) * 16);
-        let total = params_offset + params_bytes;
-        if self.changes.as_ref().is_none_or(|b| b.size() < total) {
-            let size = total.next_power_of_two().max(4096);
-            self.check_size("row changes", size)?;
-            self.changes = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-tween row changes"),
-                size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
+    /// Makes the evaluate pass's bind group of every page, if stale.
+    fn make_evaluate_groups(&mut self, layout: HeaderLayout) -> Result<(), GpuError> {
+        let (Some(table), Some(curve_keys)) = (&self.table, &self.curve_keys) else {
+            return Err(GpuError::Validation("no table or curve key buffer".into()));
+        };
+        if self.evaluate_groups.len() == table.pages.len() {
+            return Ok(());
         }
-        let changes = self
-            .changes
-            .as_ref()
-            .ok_or(GpuError::Validation("no changes buffer".into()))?;
+        let device = self.ctx.device();
+        self.evaluate_groups = table
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(p, page)| {
+                device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("wgpu-tween evaluate"),
+                    layout: &self.pipelines.evaluate_layout,
+                    entries: &[
+                        range(
+                            0,
+                            &self.header,
+                            layout.frame(p),
+                            size_of::<GpuFrame>() as u64,
+                        ),
+                        whole(1, &page.rows),
+                        whole(2, &page.lanes),
+                        whole(3, &page.outputs),
+                        whole(4, &page.params),
+                        whole(5, curve_keys),
+                    ],
+                })
+            })
+            .collect();
+        Ok(())
+    }
 
-        self.bytes.clear();
-        self.bytes.resize(total as usize, 0);
-        let mut at = 0;
-        for &[dst, src] in &self.moves {
-            put(
-                &mut self.bytes,
-                at,
-                &RowOp {
-                    dst,
-                    src,
-                    kind: 0,
-                    _pad: 0,
-                },
-            );
-            at += 16;
-        }
-        for (staged, &dst) in self.uploads.iter().enumerate() {
-            put(
-                &mut self.bytes,
-                at,
-                &RowOp {
-                    dst,
-                    src: staged as u32,
-                    kind: 1,
-                    _pad: 0,
-                },
-            );
-            at += 16;
-            put(
-                &mut self.bytes,
-                rows_offset + staged as u64 * 32,
-                &rows.rows[dst as usize],
-            );
-            put(
-                &mut self.bytes,
-                params_offset + staged as u64 * 16,
-                &rows.params(dst),
-            );
-            for lane in 0..4u64 {
-                let offset = lanes_offset + (lane * u64::from(upload_count) + staged as u64) * 8;
-                put(
-                    &mut self.bytes,
-                    offset,
-                    &rows.lanes[lane as usize][dst as usize],
-                );
-            }
-        }
-        self.ctx.queue().write_buffer(changes, 0, &self.bytes);
-
-        let table = self
-            .table
-            .as_ref()
-            .ok_or(GpuError::Validation("no table".into()))?;
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-tween apply"),
-            layout: &self.pipelines.apply_layout,
-            entries: &[
-                uniform_entry(0, &self.header, 0, size_of::<ApplyParams>()),
-                range(1, changes, 0, ops_bytes),
-                range(2, changes, rows_offset, rows_bytes),
-                range(3, changes, lanes_offset, lanes_bytes),
-                whole(4, &table.rows),
-                whole(5, &table.lanes),
-                range(6, changes, params_offset, params_bytes),
-                whole(7, &table.params),
-            ],
-        });
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wgpu-tween apply"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&self.pipelines.apply);
-        for (offset, count) in [
-            (APPLY_MOVES_OFFSET, move_count),
-            (APPLY_UPLOADS_OFFSET, upload_count),
-        ] {
-            if count > 0 {
-                pass.set_bind_group(0, &group, &[offset as u32]);
-                let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
-                pass.dispatch_workgroups(x, y, 1);
-            }
+    /// Gives the header at least `pages` page slots.
+    fn ensure_header_pages(&mut self, pages: u32) -> Result<(), GpuError> {
+        if pages > self.header_pages {
+            self.header_pages = pages.next_power_of_two();
+            self.rebuild_header()?;
         }
         Ok(())
+    }
+
+    /// Replaces the header for the current page slots and gather capacity.
+    pub(super) fn rebuild_header(&mut self) -> Result<(), GpuError> {
+        let header = create_header(&self.ctx, self.gather_capacity, self.header_pages)?;
+        self.check_size(
+            "gather list",
+            header.size()
+                - HeaderLayout {
+                    pages: self.header_pages,
+                }
+                .list(),
+        )?;
+        self.header = header;
+        self.evaluate_groups.clear();
+        self.gather_groups.clear();
+        Ok(())
+    }
+
+    /// The table was replaced: every bind group that names its buffers is stale.
+    pub(super) fn forget_bind_groups(&mut self) {
+        self.evaluate_groups.clear();
+        self.gather_groups.clear();
+        self.table_generation += 1;
+    }
+
+    /// Errors unless a buffer of `needed` bytes fits the device.
+    pub(super) fn check_buffer_size(
+        &self,
+        what: &'static str,
+        needed: u64,
+    ) -> Result<(), GpuError> {
+        if needed > self.max_buffer {
+            Err(GpuError::TooLarge {
+                what,
+                needed,
+                limit: self.max_buffer,
+            })
+        } else {
+            Ok(())
+        }
     }
 
     pub(super) fn check_size(&self, what: &'static str, needed: u64) -> Result<(), GpuError> {
@@ -624,13 +599,14 @@ impl GpuExecutor {
     }
 }
 
-pub(super) fn create_header(
+fn create_header(
     ctx: &GpuContext,
     gather_capacity: u32,
+    pages: u32,
 ) -> Result<wgpu::Buffer, GpuError> {
     Ok(ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("wgpu-tween frame header"),
-        size: GATHER_LIST_OFFSET + u64::from(gather_capacity.max(64)) * 4,
+        size: HeaderLayout { pages }.list() + u64::from(gather_capacity.max(64)) * 4,
         usage: wgpu::BufferUsages::UNIFORM
             | wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST,
@@ -638,20 +614,42 @@ pub(super) fn create_header(
     }))
 }
 
-fn put<T: bytemuck::Pod>(bytes: &mut [u8], offset: u64, value: &T) {
+/// Per page of `table`: its first row, the rows of `len` it holds, its lane stride.
+fn page_spans(
+    table: Option<&Table>,
+    page_rows: u32,
+    len: u32,
+) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    let pages = table.map_or(&[][..], |t| &t.pages[..]);
+    pages.iter().enumerate().map(move |(p, page)| {
+        let base = p as u32 * page_rows;
+        (
+            base,
+            len.saturating_sub(base).min(page.capacity),
+            page.capacity,
+        )
+    })
+}
+
+pub(super) fn put<T: bytemuck::Pod>(bytes: &mut [u8], offset: u64, value: &T) {
     let offset = offset as usize;
     let data = bytemuck::bytes_of(value);
     bytes[offset..offset + data.len()].copy_from_slice(data);
 }
 
-fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+pub(super) fn whole(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: buffer.as_entire_binding(),
     }
 }
 
-fn range(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::BindGroupEntry<'_> {
+pub(super) fn range(
+    binding: u32,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> wgpu::BindGroupEntry<'_> {
     wgpu::BindGroupEntry {
         binding,
         resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -660,15 +658,6 @@ fn range(binding: u32, buffer: &wgpu::Buffer, offset: u64, size: u64) -> wgpu::B
             size: wgpu::BufferSize::new(size),
         }),
     }
-}
-
-fn uniform_entry(
-    binding: u32,
-    buffer: &wgpu::Buffer,
-    offset: u64,
-    size: usize,
-) -> wgpu::BindGroupEntry<'_> {
-    range(binding, buffer, offset, size as u64)
 }
 
 // Only `MotionRow` crosses into the changes buffer; keep its size in one place.

@@ -73,8 +73,17 @@ pub struct GatherParams {
     pub lane_stride: u32,
     /// Workgroups along x.
     pub groups_x: u32,
+    /// First row of the page this dispatch binds.
+    pub row_base: u32,
+    /// One past the page's last row: the dispatch gathers the listed rows in
+    /// `row_base..row_end`.
+    pub row_end: u32,
     /// Padding.
-    pub _pad: u32,
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
 }
 
 /// `ScatterParams` in `shaders/scatter.wgsl`: one target buffer's scatter dispatch.
@@ -92,12 +101,13 @@ pub struct ScatterParams {
     pub by_entry: u32,
     /// First uploaded value of this buffer's entries.
     pub src_offset: u32,
+    /// From the evaluate outputs: the first row of the page this dispatch binds.
+    pub row_base: u32,
+    /// From the evaluate outputs: one past the page's last row (entries of rows outside
+    /// `row_base..row_end` are another dispatch's).
+    pub row_end: u32,
     /// Padding.
-    pub _pad0: u32,
-    /// Padding.
-    pub _pad1: u32,
-    /// Padding.
-    pub _pad2: u32,
+    pub _pad: u32,
 }
 
 /// `TargetEntry` in `shaders/scatter.wgsl`: one motion's place in a target buffer.

@@ -7,6 +7,7 @@
 //! ([`ReadbackMode`]); everything else stays on the GPU, or goes straight into user buffers
 //! through [`GpuTarget`]s.
 
+mod changes;
 mod context;
 mod curve_keys;
 pub(crate) mod executor;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::GpuError;
-use super::executor::{create_header, GpuExecutor};
+use super::executor::GpuExecutor;
 use crate::world::rows::Rows;
 
 /// When the values of motions with a CPU bind reach their binds.
@@ -73,8 +73,7 @@ impl GpuExecutor {
             return Ok(());
         }
         let capacity = count.next_power_of_two().max(256);
-        let device = self.ctx.device();
-        self.header = create_header(&self.ctx, capacity)?;
+        let device = self.ctx.device().clone();
         let bytes = u64::from(capacity) * 16;
         self.check_size("gathered values", bytes)?;
         self.gathered = Some(device.create_buffer(&wgpu::BufferDescriptor {
@@ -102,9 +101,8 @@ impl GpuExecutor {
             .collect();
         self.next_staging = 0;
         self.gather_capacity = capacity;
-        self.evaluate_group = None;
-        self.gather_group = None;
-        Ok(())
+        // The header holds the gather list.
+        self.rebuild_header()
     }
 
     /// The next idle staging buffer. A mapped one that was never read (pipelined mode

@@ -175,14 +175,23 @@ mod tests {
             &gather,
             "GatherParams",
             GatherParams,
-            [count, lane_stride, groups_x, _pad]
+            [
+                count,
+                lane_stride,
+                groups_x,
+                row_base,
+                row_end,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
         );
         let scatter = parse(&SCATTER_MODULE);
         assert_layout!(
             &scatter,
             "ScatterParams",
             ScatterParams,
-            [count, src_stride, groups_x, by_entry, src_offset, _pad0, _pad1, _pad2]
+            [count, src_stride, groups_x, by_entry, src_offset, row_base, row_end, _pad]
         );
         assert_layout!(&scatter, "TargetEntry", TargetEntry, [row, dst]);
         assert_layout!(

@@ -3,7 +3,8 @@
 //!
 //! Motions are grouped by target buffer. Each group keeps a dense list of entries `(row, f32
 //! index, lanes)` mirrored in a small GPU buffer; one scatter dispatch per group copies the
-//! values there. The list changes only when a targeted motion is added, removed or moved
+//! values there (one per group and page of the table, see `table.rs`, past one page). The
+//! list changes only when a targeted motion is added, removed or moved
 //! (swap-remove of its row), and then only the changed range is uploaded, so a frame without
 //! such changes costs O(target buffers) on the CPU, not O(targets).
 //!
@@ -16,6 +17,7 @@ use std::collections::HashMap;
 use super::context::{GpuContext, GpuError};
 use super::layout::{fold_dispatch, ScatterParams, TargetEntry};
 use super::pipelines::Pipelines;
+use super::table::Page;
 use crate::error::BuildError;
 use crate::world::rows::Rows;
 
@@ -126,8 +128,9 @@ struct Group {
     dirty: Option<(u32, u32)>,
     /// The GPU copy of `entries` and its capacity in entries.
     gpu: Option<(wgpu::Buffer, u32)>,
-    /// The bind group and the resources it was made for.
-    bind_group: Option<(BindKey, wgpu::BindGroup)>,
+    /// The bind groups (one per value source: page of outputs, or the upload) and the
+    /// resources they were made for.
+    bind_groups: Option<(BindKey, Vec<wgpu::BindGroup>)>,
 }
 
 impl Group {
@@ -151,11 +154,12 @@ struct BindKey {
 /// Where the scatter reads values from.
 #[derive(Clone, Copy)]
 pub(crate) enum Source<'a> {
-    /// The GPU executor's outputs: lane `k` of row `i` at `k · stride + i`. `generation`
-    /// changes whenever the buffer is replaced.
+    /// The GPU executor's outputs, page by page: row `i` in page `i / page_rows`, its lane
+    /// `k` at `k · page.capacity + i % page_rows`. `generation` changes whenever a page is
+    /// replaced.
     Outputs {
-        buffer: &'a wgpu::Buffer,
-        stride: u32,
+        pages: &'a [Page],
+        page_rows: u32,
         generation: u64,
     },
     /// The CPU executor's outputs in `rows`, uploaded for the targeted motions.
@@ -212,7 +216,7 @@ impl Targets {
                     max_lanes: 1,
                     dirty: None,
                     gpu: None,
-                    bind_group: None,
+                    bind_groups: None,
                 };
                 let g = match self.free.pop() {
                     Some(g) => {
@@ -304,7 +308,8 @@ impl Targets {
     }
 
     /// Records the scatter of every group into `encoder`: sync the entry lists, write the
-    /// params (and, from the CPU, the values), one dispatch per target buffer.
+    /// params (and, from the CPU, the values), one dispatch per target buffer and value
+    /// source (page of outputs, or the upload).
     pub fn record(
         &mut self,
         ctx: &GpuContext,
@@ -319,26 +324,10 @@ impl Targets {
         let device = ctx.device();
         let queue = ctx.queue();
 
-        // Shared params: one 256-byte slot per group.
-        let slots = self.groups.len() as u32;
-        if self.params.is_none() || self.params_slots < slots {
-            let capacity = slots.next_power_of_two().max(4);
-            self.params = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-tween scatter params"),
-                size: u64::from(capacity) * PARAMS_STRIDE,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-            self.params_slots = capacity;
-            self.params_generation += 1;
-        }
-
         // Values from the CPU: per group, lane k of entry n at offset + k · count + n.
         // (Bind keys: even for output tables, odd for upload buffers.)
-        let (source_key, stride) = match source {
-            Source::Outputs {
-                stride, generation, ..
-            } => (generation * 2, stride),
+        let source_key = match source {
+            Source::Outputs { generation, .. } => generation * 2,
             Source::Upload(rows) => {
                 self.values.clear();
                 for g in self.groups.iter().flatten() {
@@ -364,82 +353,117 @@ impl Targets {
                         queue.write_buffer(uploads, 0, bytemuck::cast_slice(&self.values));
                     }
                 }
-                (self.uploads_generation * 2 + 1, 0)
+                self.uploads_generation * 2 + 1
             }
         };
+        // The value sources: (buffer, first row, end row, lane stride; 0 = by entry).
+        let uploads = self.uploads.clone();
+        let source_count = match source {
+            Source::Outputs { pages, .. } => pages.len(),
+            Source::Upload(_) => usize::from(uploads.is_some()),
+        };
+        let source_at = |s: usize| -> Option<(&wgpu::Buffer, u32, u32, u32)> {
+            match source {
+                Source::Outputs {
+                    pages, page_rows, ..
+                } => pages.get(s).map(|page| {
+                    let base = s as u32 * page_rows;
+                    (&page.outputs, base, base + page.capacity, page.capacity)
+                }),
+                Source::Upload(_) => uploads.as_ref().map(|b| (b, 0, u32::MAX, 0)),
+            }
+        };
+
+        // Shared params: one 256-byte slot per group and source.
+        let slots = (self.groups.len() * source_count) as u32;
+        if self.params.is_none() || self.params_slots < slots {
+            let capacity = slots.next_power_of_two().max(4);
+            self.params = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-tween scatter params"),
+                size: u64::from(capacity) * PARAMS_STRIDE,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            self.params_slots = capacity;
+            self.params_generation += 1;
+        }
         let key = BindKey {
             source: source_key,
             params: self.params_generation,
         };
-        let (Some(params), values) = (
-            self.params.as_ref(),
-            match source {
-                Source::Outputs { buffer, .. } => Some(buffer),
-                Source::Upload(_) => self.uploads.as_ref(),
-            },
-        ) else {
-            return Ok(());
-        };
-        let Some(values) = values else {
+        let Some(params) = self.params.as_ref() else {
             return Ok(());
         };
 
-        // Per group: entry list, params, bind group.
+        // Per group: entry list, params, bind groups.
         self.bytes.clear();
         self.bytes
-            .resize(self.groups.len() * PARAMS_STRIDE as usize, 0);
+            .resize(slots as usize * PARAMS_STRIDE as usize, 0);
         let mut offset = 0u32;
         for (index, g) in self.groups.iter_mut().enumerate() {
             let Some(g) = g else { continue };
             let count = g.entries.len() as u32;
             sync_entries(device, queue, g);
-            let params_bytes = ScatterParams {
-                count,
-                src_stride: if stride == 0 { count } else { stride },
-                groups_x: fold_dispatch(count, GROUP_SIZE, max_per_axis).0,
-                by_entry: u32::from(stride == 0),
-                src_offset: offset,
-                ..ScatterParams::default()
-            };
-            if stride == 0 {
+            for (s, (_, row_base, row_end, stride)) in
+                (0..source_count).filter_map(source_at).enumerate()
+            {
+                let params_bytes = ScatterParams {
+                    count,
+                    src_stride: if stride == 0 { count } else { stride },
+                    groups_x: fold_dispatch(count, GROUP_SIZE, max_per_axis).0,
+                    by_entry: u32::from(stride == 0),
+                    src_offset: offset,
+                    row_base,
+                    row_end,
+                    ..ScatterParams::default()
+                };
+                let at = (index * source_count + s) * PARAMS_STRIDE as usize;
+                self.bytes[at..at + size_of::<ScatterParams>()]
+                    .copy_from_slice(bytemuck::bytes_of(&params_bytes));
+            }
+            if matches!(source, Source::Upload(_)) {
                 offset += count * g.max_lanes;
             }
-            let at = index * PARAMS_STRIDE as usize;
-            self.bytes[at..at + size_of::<ScatterParams>()]
-                .copy_from_slice(bytemuck::bytes_of(&params_bytes));
-            if g.bind_group.as_ref().is_none_or(|(k, _)| *k != key) {
+            if g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
                 let Some((entries, _)) = &g.gpu else { continue };
-                let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("wgpu-tween scatter"),
-                    layout: &pipelines.scatter_layout,
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: params,
-                                offset: 0,
-                                size: wgpu::BufferSize::new(size_of::<ScatterParams>() as u64),
-                            }),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: entries.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: values.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 3,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: &g.buffer,
-                                offset: 0,
-                                size: wgpu::BufferSize::new(g.binding_size),
-                            }),
-                        },
-                    ],
-                });
-                g.bind_group = Some((key, group));
+                let groups = (0..source_count)
+                    .filter_map(source_at)
+                    .map(|(values, ..)| {
+                        device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("wgpu-tween scatter"),
+                            layout: &pipelines.scatter_layout,
+                            entries: &[
+                                wgpu::BindGroupEntry {
+                                    binding: 0,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: params,
+                                        offset: 0,
+                                        size: wgpu::BufferSize::new(
+                                            size_of::<ScatterParams>() as u64
+                                        ),
+                                    }),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 1,
+                                    resource: entries.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 2,
+                                    resource: values.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 3,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: &g.buffer,
+                                        offset: 0,
+                                        size: wgpu::BufferSize::new(g.binding_size),
+                                    }),
+                                },
+                            ],
+                        })
+                    })
+                    .collect();
+                g.bind_groups = Some((key, groups));
             }
         }
         queue.write_buffer(params, 0, &self.bytes);
@@ -452,15 +476,18 @@ impl Targets {
         for (index, g) in self.groups.iter().enumerate() {
             let Some(Group {
                 entries,
-                bind_group: Some((_, group)),
+                bind_groups: Some((_, groups)),
                 ..
             }) = g
             else {
                 continue;
             };
-            pass.set_bind_group(0, group, &[(index as u64 * PARAMS_STRIDE) as u32]);
             let (x, y) = fold_dispatch(entries.len() as u32, GROUP_SIZE, max_per_axis);
-            pass.dispatch_workgroups(x, y, 1);
+            for (s, group) in groups.iter().enumerate() {
+                let slot = (index * groups.len() + s) as u64;
+                pass.set_bind_group(0, group, &[(slot * PARAMS_STRIDE) as u32]);
+                pass.dispatch_workgroups(x, y, 1);
+            }
         }
         Ok(())
     }
@@ -480,7 +507,7 @@ fn sync_entries(device: &wgpu::Device, queue: &wgpu::Queue, g: &mut Group) {
             mapped_at_creation: false,
         });
         g.gpu = Some((buffer, capacity));
-        g.bind_group = None;
+        g.bind_groups = None;
         g.dirty = Some((0, len));
     }
     if let (Some((lo, hi)), Some((buffer, _))) = (g.dirty.take(), &g.gpu) {

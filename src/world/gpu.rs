@@ -160,6 +160,12 @@ impl MotionWorld {
     /// [`take_gpu_error`](Self::take_gpu_error).
     pub(super) fn evaluate_rows(&mut self) {
         if self.use_gpu {
+            let len = self.rows.len() as u32;
+            if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
+                self.collect_child_clocks();
+            } else {
+                self.child_clocks.clear();
+            }
             if let Some(gpu) = self.gpu.as_deref_mut() {
                 self.bound_rows.clear();
                 self.bound_motions.clear();
@@ -173,6 +179,7 @@ impl MotionWorld {
                     now: &self.clocks.now,
                     bound_rows: &self.bound_rows,
                     bound_motions: &self.bound_motions,
+                    children: &self.child_clocks,
                 };
                 let slots = &self.slots;
                 match gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {

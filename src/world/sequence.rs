@@ -289,6 +289,21 @@ impl MotionWorld {
         }
     }
 
+    /// Every live child's row and clock now into `child_clocks`, for a GPU table of several
+    /// pages (see `FrameInput::children`). O(children of live sequences).
+    pub(super) fn collect_child_clocks(&mut self) {
+        let now = self.clocks.now;
+        self.child_clocks.clear();
+        for data in self.sequences.values() {
+            for child in &data.children {
+                if let Some(entry) = self.slots.get(child.slot, child.version) {
+                    let clock = clock_at(&self.rows, entry.row, &now);
+                    self.child_clocks.push((entry.row, clock));
+                }
+            }
+        }
+    }
+
     /// A copy of a sequence's children (empty for other motions); for the rare paths
     /// (cancel, forced completion) that call back into the world while walking them.
     fn children_of(&self, slot: u32) -> Vec<Child> {
