@@ -6,7 +6,9 @@
 //!   also reading a 32-byte row per element (the bytes the evaluate pass reads, without its
 //!   timing arithmetic).
 //! - `update-cpu/*`: CPU time inside `update` with N GPU-only motions, the wait for the GPU
-//!   excluded (the device is drained outside the timed section).
+//!   excluded (the device is drained outside the timed section); and the same on wgpu's noop
+//!   device, which executes nothing, so a software adapter's work on the same cores does
+//!   not count.
 //! - `readback/*`: updates of N motions that each have a CPU bind, blocking (waits for this
 //!   update's values) and pipelined (takes the previous update's, never waits).
 //! - `mixed/*`: one update and wait of 100k motions, all `f32` or a quarter each of `f32`,
@@ -223,8 +225,27 @@ fn update_cpu(c: &mut Criterion) {
             });
         });
         assert_eq!(world.take_gpu_error(), None);
+
+        // The same on wgpu's noop device, which runs no compute: the CPU time of our update
+        // and wgpu's command recording alone, without a software adapter sharing the cores.
+        let noop = noop_context();
+        let mut world = self::world(&noop, n, false);
+        group.bench_function(
+            BenchmarkId::new("noop-device-gpu-only-no-callbacks", n),
+            |b| {
+                b.iter(|| world.update(black_box(DT)).expect("update"));
+            },
+        );
+        assert_eq!(world.take_gpu_error(), None);
         group.finish();
     }
+}
+
+/// wgpu's noop device: accepts every command and executes none.
+fn noop_context() -> GpuContext {
+    let (device, queue) = wgpu::Device::noop(&wgpu::DeviceDescriptor::default());
+    let info = device.adapter_info();
+    GpuContext::from_device(device, queue, info)
 }
 
 fn readback(c: &mut Criterion) {
