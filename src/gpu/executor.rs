@@ -16,7 +16,7 @@ use std::sync::Arc;
 use super::context::{GpuContext, GpuError};
 use super::layout::{fold_dispatch, split3_f64, GatherParams, GpuFrame};
 use super::pipelines::Pipelines;
-use super::readback::{ReadbackMode, Staging, FAILED, MAPPED, PENDING, RING};
+use super::readback::{ReadbackMode, Staging, MAPPED, RING};
 use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
 use super::timing::PassTimer;
@@ -38,7 +38,7 @@ pub(super) fn align(x: u64) -> u64 {
 /// The frame header's layout for `pages` page slots: each page's evaluate `Frame`, then each
 /// page's `GatherParams` (256 bytes apart, uniform offsets), then the gather list.
 #[derive(Clone, Copy)]
-struct HeaderLayout {
+pub(super) struct HeaderLayout {
     pages: u32,
 }
 
@@ -47,11 +47,11 @@ impl HeaderLayout {
         page as u64 * ALIGN
     }
 
-    fn gather(self, page: usize) -> u64 {
+    pub(super) fn gather(self, page: usize) -> u64 {
         (u64::from(self.pages) + page as u64) * ALIGN
     }
 
-    fn list(self) -> u64 {
+    pub(super) fn list(self) -> u64 {
         2 * u64::from(self.pages) * ALIGN
     }
 }
@@ -73,7 +73,7 @@ pub(crate) struct GpuExecutor {
     pub(super) next_staging: usize,
     /// Per page, the bind groups of the evaluate and gather passes (empty when stale).
     pub(super) evaluate_groups: Vec<wgpu::BindGroup>,
-    gather_groups: Vec<wgpu::BindGroup>,
+    pub(super) gather_groups: Vec<wgpu::BindGroup>,
     pub(super) mode: ReadbackMode,
     pub(super) max_per_axis: u32,
     pub(super) max_binding: u64,
@@ -418,78 +418,13 @@ impl GpuExecutor {
         )?;
 
         // 6. Gather the bound motions' values (each page's dispatch takes the rows it holds)
-        // and copy them to a staging buffer.
+        // and copy them to a staging buffer, mapped once the submission is done.
         if let Some(k) = staging_index {
-            let gathered = self
-                .gathered
-                .as_ref()
-                .ok_or(GpuError::Validation("no gather buffer".into()))?;
-            if self.gather_groups.len() != table.pages.len() {
-                self.gather_groups = table
-                    .pages
-                    .iter()
-                    .enumerate()
-                    .map(|(p, page)| {
-                        device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("wgpu-tween gather"),
-                            layout: &self.pipelines.gather_layout,
-                            entries: &[
-                                range(
-                                    0,
-                                    &self.header,
-                                    layout.gather(p),
-                                    size_of::<GatherParams>() as u64,
-                                ),
-                                wgpu::BindGroupEntry {
-                                    binding: 1,
-                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                        buffer: &self.header,
-                                        offset: layout.list(),
-                                        size: None,
-                                    }),
-                                },
-                                whole(2, &page.outputs),
-                                whole(3, gathered),
-                            ],
-                        })
-                    })
-                    .collect();
-            }
-            {
-                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("wgpu-tween gather"),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&self.pipelines.gather);
-                for ((_, count, _), group) in
-                    page_spans(self.table.as_ref(), self.page_rows, len).zip(&self.gather_groups)
-                {
-                    if count > 0 {
-                        pass.set_bind_group(0, group, &[]);
-                        let (x, y) = fold_dispatch(gather_count, SMALL_GROUP, self.max_per_axis);
-                        pass.dispatch_workgroups(x, y, 1);
-                    }
-                }
-            }
-            let bytes = u64::from(gather_count) * 16;
-            let staging = &mut self.ring[k];
-            encoder.copy_buffer_to_buffer(gathered, 0, &staging.buffer, 0, bytes);
-            staging.motions.clear();
-            staging.motions.extend_from_slice(input.bound_motions);
-            queue.submit([encoder.finish()]);
-            staging.state.store(PENDING, Ordering::Release);
-            let state = Arc::clone(&staging.state);
-            staging
-                .buffer
-                .map_async(wgpu::MapMode::Read, ..bytes, move |result| {
-                    state.store(
-                        if result.is_ok() { MAPPED } else { FAILED },
-                        Ordering::Release,
-                    );
-                });
-            self.next_staging = (k + 1) % RING;
-        } else {
-            queue.submit([encoder.finish()]);
+            self.record_gather(&mut encoder, k, layout, gather_count, len)?;
+        }
+        queue.submit([encoder.finish()]);
+        if let Some(k) = staging_index {
+            self.map_staging(k, gather_count, input.bound_motions);
         }
         if let Some(timer) = &mut self.timer {
             timer.submitted();
@@ -615,7 +550,7 @@ fn create_header(
 }
 
 /// Per page of `table`: its first row, the rows of `len` it holds, its lane stride.
-fn page_spans(
+pub(super) fn page_spans(
     table: Option<&Table>,
     page_rows: u32,
     len: u32,

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::GpuError;
-use super::executor::GpuExecutor;
+use super::executor::{page_spans, range, whole, GpuExecutor, HeaderLayout, SMALL_GROUP};
+use super::layout::{fold_dispatch, GatherParams};
 use crate::world::rows::Rows;
 
 /// When the values of motions with a CPU bind reach their binds.
@@ -65,6 +66,95 @@ impl GpuExecutor {
             let _ = device.poll(wgpu::PollType::Poll);
         }
         self.ctx.check_lost()
+    }
+
+    /// Records the gather pass (one dispatch per page of the table, each taking the listed
+    /// rows that page holds) and the copy of `count` gathered values into ring entry `k`.
+    pub(super) fn record_gather(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        k: usize,
+        layout: HeaderLayout,
+        count: u32,
+        len: u32,
+    ) -> Result<(), GpuError> {
+        let (Some(table), Some(gathered), Some(staging)) =
+            (&self.table, &self.gathered, self.ring.get(k))
+        else {
+            return Err(GpuError::Validation("no table or gather buffers".into()));
+        };
+        if self.gather_groups.len() != table.pages.len() {
+            let device = self.ctx.device();
+            self.gather_groups = table
+                .pages
+                .iter()
+                .enumerate()
+                .map(|(p, page)| {
+                    device.create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("wgpu-tween gather"),
+                        layout: &self.pipelines.gather_layout,
+                        entries: &[
+                            range(
+                                0,
+                                &self.header,
+                                layout.gather(p),
+                                size_of::<GatherParams>() as u64,
+                            ),
+                            wgpu::BindGroupEntry {
+                                binding: 1,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: &self.header,
+                                    offset: layout.list(),
+                                    size: None,
+                                }),
+                            },
+                            whole(2, &page.outputs),
+                            whole(3, gathered),
+                        ],
+                    })
+                })
+                .collect();
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-tween gather"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipelines.gather);
+            let spans = page_spans(Some(table), self.page_rows, len);
+            for ((_, rows, _), group) in spans.zip(&self.gather_groups) {
+                if rows > 0 {
+                    pass.set_bind_group(0, group, &[]);
+                    let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
+                    pass.dispatch_workgroups(x, y, 1);
+                }
+            }
+        }
+        encoder.copy_buffer_to_buffer(gathered, 0, &staging.buffer, 0, u64::from(count) * 16);
+        Ok(())
+    }
+
+    /// After the submission: ring entry `k` holds the values of `motions` (in order); its
+    /// mapping starts.
+    pub(super) fn map_staging(&mut self, k: usize, count: u32, motions: &[[u32; 2]]) {
+        let Some(staging) = self.ring.get_mut(k) else {
+            return;
+        };
+        staging.motions.clear();
+        staging.motions.extend_from_slice(motions);
+        staging.state.store(PENDING, Ordering::Release);
+        let state = Arc::clone(&staging.state);
+        staging.buffer.map_async(
+            wgpu::MapMode::Read,
+            ..u64::from(count) * 16,
+            move |result| {
+                state.store(
+                    if result.is_ok() { MAPPED } else { FAILED },
+                    Ordering::Release,
+                );
+            },
+        );
+        self.next_staging = (k + 1) % RING;
     }
 
     /// Makes room for `count` gathered motions (header list, gather buffer, staging ring).
