@@ -14,6 +14,9 @@
 //! - `mixed/*`: one update and wait of 100k motions, all `f32` or a quarter each of `f32`,
 //!   `Vec3`, `Quat` (slerp) and `Color` interleaved (issue 4's target: within 1.25×).
 //!
+//! - `paged/*`: 1M motions in one page of the table against four (a device with 8 MiB
+//!   storage bindings): what splitting the table costs.
+//!
 //! Also prints the heap allocations of one steady-state GPU update (counting allocator).
 //!
 //! `cargo bench --bench gpu` (about 3 minutes on lavapipe). Skips with a message when no
@@ -297,5 +300,52 @@ fn mixed(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, evaluate, update_cpu, readback, mixed);
+/// The cost of splitting the table into pages: 1M motions on the default context (one page)
+/// against a context of the same adapter whose storage bindings are 8 MiB (pages of 256k
+/// rows, so four evaluate dispatches per update).
+fn paged(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    const N: usize = 1_000_000;
+    let mut group = c.benchmark_group("paged");
+    configure(&mut group, N);
+    let small = small_binding_context(8 << 20);
+    for (label, ctx) in [("one-page", &ctx), ("four-pages", &small)] {
+        let mut world = world(ctx, N, false);
+        group.bench_function(BenchmarkId::new(label, N), |b| {
+            b.iter(|| {
+                world.update(DT).expect("update");
+                wait(ctx);
+            });
+        });
+        assert_eq!(world.take_gpu_error(), None);
+    }
+    group.finish();
+}
+
+/// A context on the default adapter whose storage bindings are at most `bytes`.
+fn small_binding_context(bytes: u64) -> GpuContext {
+    pollster::block_on(async {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions::default())
+            .await
+            .expect("adapter");
+        let required_limits = wgpu::Limits {
+            max_storage_buffer_binding_size: bytes,
+            ..wgpu::Limits::default()
+        };
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("small bindings"),
+                required_limits,
+                ..Default::default()
+            })
+            .await
+            .expect("device with small bindings");
+        GpuContext::from_device(device, queue, adapter.get_info())
+    })
+}
+
+criterion_group!(benches, evaluate, update_cpu, readback, mixed, paged);
 criterion_main!(benches);
