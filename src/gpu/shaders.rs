@@ -144,6 +144,39 @@ mod tests {
         }};
     }
 
+    /// rows64.wgsl reads a row as four u64 words, each the pair of `MotionRow` fields named
+    /// in its member name (the first in the low half).
+    #[test]
+    fn row_words_pair_the_row_fields() {
+        use crate::row::MotionRow;
+        use std::mem::offset_of;
+        let module = parse(&EVALUATE_INT64_MODULE);
+        let (members, span) = wgsl_layout(&module, "RowWords");
+        assert_eq!(span as usize, std::mem::size_of::<MotionRow>());
+        let pairs = [
+            (
+                offset_of!(MotionRow, base_hi),
+                offset_of!(MotionRow, base_lo),
+            ),
+            (
+                offset_of!(MotionRow, duration),
+                offset_of!(MotionRow, flags),
+            ),
+            (offset_of!(MotionRow, speed), offset_of!(MotionRow, delay)),
+            (offset_of!(MotionRow, loops), offset_of!(MotionRow, params)),
+        ];
+        let names = ["base", "duration_flags", "speed_delay", "loops_params"];
+        assert_eq!(members.len(), pairs.len());
+        for ((name, offset), ((low, high), want)) in members.iter().zip(pairs.iter().zip(names)) {
+            assert_eq!(name, want);
+            assert_eq!(
+                (*offset as usize, *offset as usize + 4),
+                (*low, *high),
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn wgsl_structs_match_rust_mirrors() {
         use crate::gpu::layout::{
