@@ -66,6 +66,11 @@ fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
     }
     let hi = two_sum(w.x, -base.x);
     let elapsed = two_sum(hi.x, hi.y + ((w.y - base.y) + w.z));
+    // Without HAS_SPEED the speed is exactly 1, and the product of a normalized pair (a
+    // two-sum's) with 1 is the pair itself: the same value without the exact product.
+    if !HAS_SPEED {
+        return elapsed;
+    }
     return pair_mul(elapsed, speed);
 }
 

@@ -3,9 +3,10 @@
 // function of (rows, world clocks).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-@group(0) @binding(1) var<storage, read> rows: array<MotionRow>;
+// The element types come from rows32.wgsl or rows64.wgsl (read with `load_row`, `lane_pair`).
+@group(0) @binding(1) var<storage, read> rows: array<RowWords>;
 // (from, to) of lane k of row i at k * lane_stride + i.
-@group(0) @binding(2) var<storage, read> lanes: array<vec2<f32>>;
+@group(0) @binding(2) var<storage, read> lanes: array<LaneWords>;
 // Lane k of row i at k * lane_stride + i.
 @group(0) @binding(3) var<storage, read_write> outputs: array<f32>;
 // The parameter lanes of row i (parametric ease, punch and shake settings).
@@ -110,26 +111,26 @@ fn child_clock(i: u32) -> vec2<f32> {
     var depth = 0u;
     var r = i;
     loop {
-        let flags = rows[r].flags;
+        let flags = load_row(r).flags;
         if (flags & FLAG_CHILD) == 0u || depth == MAX_SEQUENCE_DEPTH {
             break;
         }
         chain[depth] = r;
         depth += 1u;
-        r = bitcast<u32>(rows[r].base_lo);
+        r = bitcast<u32>(load_row(r).base_lo);
     }
-    let root = rows[r];
+    let root = load_row(r);
     var clock = motion_clock(root, world_time((root.flags >> FLAG_TIME_KIND_SHIFT) & 3u));
     for (var d = depth; d > 0u; d--) {
-        let parent = rows[r];
+        let parent = load_row(r);
         if HAS_PARAMETRIC && (parent.flags & 0xe0u) != 0u {
             ease_params = params[r];
         }
         let p = progress(parent, clock).eased;
-        let range = lanes[r];
+        let range = lane_pair(r);
         let value = range.x + (range.y - range.x) * p;
         r = chain[d - 1u];
-        clock = two_sum(value, -rows[r].base_hi);
+        clock = two_sum(value, -load_row(r).base_hi);
     }
     return clock;
 }
@@ -142,7 +143,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     opaque_zero = frame.opaque_zero;
-    let row = rows[i];
+    let row = load_row(i);
     let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
     var clock: vec2<f32>;
     if HAS_CHILD && (row.flags & FLAG_CHILD) != 0u {
@@ -169,7 +170,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     var a = vec4<f32>(0.0);
     var b = vec4<f32>(0.0);
     for (var k = 0u; k < reads; k++) {
-        let pair = lanes[k * s + i];
+        let pair = lane_pair(k * s + i);
         a[k] = pair.x;
         b[k] = pair.y;
     }

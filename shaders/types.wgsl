@@ -3,18 +3,20 @@
 // Keep in sync with `MotionRow` in src/row.rs (a test reads this layout back from naga and
 // compares every offset with the Rust struct).
 
+// Fields every row reads first (16 bytes), then those only some rows need (rows64.wgsl reads
+// each half as two u64 words).
 struct MotionRow {
     // The clock base as an f32 pair (hi + lo): T = (W - base) * speed, or T = base at speed 0.
     base_hi: f32,
     base_lo: f32,
-    speed: f32,
     duration: f32,
-    delay: f32,
-    // -1 = infinite, never 0.
-    loops: i32,
     // ease 0..8, loop type 8..10, every-loop delay bit 10, time kind 11..13,
     // lane count - 1 at 13..16, adapter 16..20, rounding 20..23, child of a sequence 23.
     flags: u32,
+    speed: f32,
+    delay: f32,
+    // -1 = infinite, never 0.
+    loops: i32,
     params: u32,
 }
 

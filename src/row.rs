@@ -1,8 +1,8 @@
 //! The dense motion row: the `#[repr(C)]` Pod data every executor evaluates.
 //!
-//! The GPU executor mirrors these columns as-is, so the layout is part of the WGSL interface:
-//! keep in sync with `MotionRow` in `shaders/types.wgsl` when it lands (a test will read the
-//! WGSL layout back from naga and compare it with `offset_of!`).
+//! The GPU executor mirrors these rows as-is, so the layout is part of the WGSL interface:
+//! keep in sync with `MotionRow` in `shaders/types.wgsl` (a test reads the WGSL layout back
+//! from naga and compares it with `offset_of!`).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -11,6 +11,11 @@ use crate::settings::{DelayType, LoopType, TimeKind};
 
 /// One motion's timing, 32 bytes. The clock is stored as a single *base* (see
 /// [`MotionRow::clock`]) so that evaluating a motion is a pure function of the world clock.
+///
+/// The first 16 bytes hold the fields every row's evaluation reads (base, duration, flags),
+/// the last 16 those that only some rows need (speed, delay, loop count, parameters): the
+/// GPU pass reads each half as two 8-byte words where the device has 64-bit integers, and
+/// skips the second half where no row of the table needs it (see `shaders/rows64.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct MotionRow {
@@ -19,16 +24,16 @@ pub struct MotionRow {
     pub base_hi: f32,
     /// Low part of the base.
     pub base_lo: f32,
-    /// Playback speed (may be 0 or negative).
-    pub speed: f32,
     /// Duration of one loop, seconds (≥ 0).
     pub duration: f32,
+    /// Packed settings, see the `FLAG_*` shifts.
+    pub flags: u32,
+    /// Playback speed (may be 0 or negative).
+    pub speed: f32,
     /// Delay, seconds (≥ 0).
     pub delay: f32,
     /// Loop count; -1 is infinite, never 0.
     pub loops: i32,
-    /// Packed settings, see the `FLAG_*` shifts.
-    pub flags: u32,
     /// Index of this motion's entry in a parameter table (curve keys, parametric eases,
     /// punch and shake settings). 0 and unused for plain eases with the lerp adapter.
     pub params: u32,

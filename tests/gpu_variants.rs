@@ -212,13 +212,24 @@ fn paired(
     build(cpu).into_iter().zip(build(gpu)).collect()
 }
 
-/// Builds the worlds of `build` on both executors and compares them for 40 updates.
+/// Builds the worlds of `build` on both executors and compares them for 40 updates, on the
+/// shared device and on one without 64-bit integers (32-bit row reads) where they differ.
 fn one_kind_matches_the_cpu(what: &str, build: impl Fn(&mut MotionWorld) -> Vec<Probe>) {
-    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
+    let Some(ctx) = common::gpu() else {
         return;
     };
-    let probes = paired(&mut cpu, &mut gpu, build);
-    compare(&mut cpu, &mut gpu, &probes, 40, what);
+    for ctx in std::iter::once(ctx).chain(common::gpu_32bit()) {
+        let exec = common::Exec::Gpu(Box::new(ctx));
+        let (mut cpu, mut gpu) = (MotionWorld::new(), exec.world());
+        let probes = paired(&mut cpu, &mut gpu, &build);
+        compare(
+            &mut cpu,
+            &mut gpu,
+            &probes,
+            40,
+            &format!("[{}] {what}", exec.name()),
+        );
+    }
 }
 
 #[test]

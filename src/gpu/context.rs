@@ -71,7 +71,8 @@ struct Shared {
 impl GpuContext {
     /// Creates an own device, blocking. Respects `WGPU_BACKEND` (a comma list such as
     /// `vulkan,metal`) and `WGPU_ADAPTER_NAME` (a substring of the adapter name). Requests
-    /// default limits, raising only the storage buffer sizes, clamped to the adapter.
+    /// default limits, raising only the storage buffer sizes, clamped to the adapter, and
+    /// the features `TIMESTAMP_QUERY` and `SHADER_INT64` where the adapter has them.
     pub fn new() -> Result<Self, GpuError> {
         pollster::block_on(Self::new_async())
     }
@@ -114,8 +115,10 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-tween"),
                 required_limits,
-                // Timestamps of the evaluate pass (`MotionWorld::gpu_pass_time`) where offered.
-                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+                // Where offered: timestamps of the evaluate pass (`MotionWorld::gpu_pass_time`),
+                // and 64-bit integers, with which the pass reads rows in fewer loads.
+                required_features: adapter.features()
+                    & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SHADER_INT64),
                 ..Default::default()
             })
             .await

@@ -2,13 +2,19 @@
 
 use std::sync::OnceLock;
 
-use super::shaders::{ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, SCATTER_MODULE};
+use super::shaders::{
+    ShaderModule, APPLY_MODULE, EVALUATE_INT64_MODULE, EVALUATE_MODULE, GATHER_MODULE,
+    SCATTER_MODULE,
+};
 use super::variants::{self, Features};
 
 pub(crate) struct Pipelines {
     /// The evaluate pass, one pipeline per [`Features`] variant, each built on first use
     /// (the one for every kind of row eagerly, with the others).
     evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT],
+    /// [`EVALUATE_INT64_MODULE`] where the device has 64-bit integers, else
+    /// [`EVALUATE_MODULE`].
+    evaluate_module: &'static ShaderModule,
     evaluate_shader: wgpu::ShaderModule,
     evaluate_pipeline_layout: wgpu::PipelineLayout,
     pub evaluate_layout: wgpu::BindGroupLayout,
@@ -106,6 +112,16 @@ fn pipeline(
     compute_pipeline(device, module, &shader, &pipeline_layout, &[])
 }
 
+/// The evaluate module for a device with `features`: 64-bit reads where it can (fewer loads,
+/// the same bytes and results).
+fn evaluate_module(features: wgpu::Features) -> &'static ShaderModule {
+    if features.contains(wgpu::Features::SHADER_INT64) {
+        &EVALUATE_INT64_MODULE
+    } else {
+        &EVALUATE_MODULE
+    }
+}
+
 impl Pipelines {
     pub fn new(device: &wgpu::Device) -> Self {
         use Slot::*;
@@ -139,19 +155,21 @@ impl Pipelines {
             "wgpu-tween scatter",
             &[DynamicUniform, Read, Read, ReadWrite],
         );
-        let evaluate_shader = shader(device, &EVALUATE_MODULE);
-        let evaluate_pipeline_layout = pipeline_layout(device, &EVALUATE_MODULE, &evaluate_layout);
+        let evaluate_module = evaluate_module(device.features());
+        let evaluate_shader = shader(device, evaluate_module);
+        let evaluate_pipeline_layout = pipeline_layout(device, evaluate_module, &evaluate_layout);
         let evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT] =
             std::array::from_fn(|_| OnceLock::new());
         let _ = evaluate_variants[Features::ALL.index()].set(compute_pipeline(
             device,
-            &EVALUATE_MODULE,
+            evaluate_module,
             &evaluate_shader,
             &evaluate_pipeline_layout,
             &Features::ALL.constants(),
         ));
         Self {
             evaluate_variants,
+            evaluate_module,
             evaluate_shader,
             evaluate_pipeline_layout,
             apply: pipeline(device, &APPLY_MODULE, &apply_layout),
@@ -173,7 +191,7 @@ impl Pipelines {
         self.evaluate_variants[features.index()].get_or_init(|| {
             compute_pipeline(
                 device,
-                &EVALUATE_MODULE,
+                self.evaluate_module,
                 &self.evaluate_shader,
                 &self.evaluate_pipeline_layout,
                 &features.constants(),

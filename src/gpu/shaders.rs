@@ -9,6 +9,10 @@ pub const EASING: &str = include_str!("../../shaders/easing.wgsl");
 pub const CLOCK: &str = include_str!("../../shaders/clock.wgsl");
 /// Animation curves (the key table binding and their evaluation).
 pub const CURVE: &str = include_str!("../../shaders/curve.wgsl");
+/// Row and lane reads as 32-bit words.
+pub const ROWS32: &str = include_str!("../../shaders/rows32.wgsl");
+/// Row and lane reads as 64-bit words (devices with `SHADER_INT64`).
+pub const ROWS64: &str = include_str!("../../shaders/rows64.wgsl");
 /// The evaluate pass entry point.
 pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 /// The row-change (upload and move) pass.
@@ -37,11 +41,19 @@ impl ShaderModule {
     }
 }
 
-/// The evaluate pass.
+/// The evaluate pass, reading rows and lanes as 32-bit words.
 pub const EVALUATE_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween evaluate",
     entry_point: "evaluate",
-    parts: &[TYPES, EASING, CURVE, CLOCK, EVALUATE],
+    parts: &[TYPES, ROWS32, EASING, CURVE, CLOCK, EVALUATE],
+};
+
+/// The evaluate pass, reading rows and lanes as 64-bit words: the same results from fewer
+/// loads, for devices with `wgpu::Features::SHADER_INT64` (see `shaders/rows64.wgsl`).
+pub const EVALUATE_INT64_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween evaluate (64-bit reads)",
+    entry_point: "evaluate",
+    parts: &[TYPES, ROWS64, EASING, CURVE, CLOCK, EVALUATE],
 };
 
 /// The apply (upload and move) pass.
@@ -66,8 +78,13 @@ pub const SCATTER_MODULE: ShaderModule = ShaderModule {
 };
 
 /// Every module the executor builds.
-pub const ALL_MODULES: [ShaderModule; 4] =
-    [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE, SCATTER_MODULE];
+pub const ALL_MODULES: [ShaderModule; 5] = [
+    EVALUATE_MODULE,
+    EVALUATE_INT64_MODULE,
+    APPLY_MODULE,
+    GATHER_MODULE,
+    SCATTER_MODULE,
+];
 
 #[cfg(test)]
 mod tests {
@@ -84,7 +101,8 @@ mod tests {
     fn every_module_validates() {
         for module in ALL_MODULES {
             let parsed = parse(&module);
-            Validator::new(ValidationFlags::all(), Capabilities::default())
+            // The 64-bit module needs the capability the executor checks for before using it.
+            Validator::new(ValidationFlags::all(), Capabilities::SHADER_INT64)
                 .validate(&parsed)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", module.label));
             assert!(
@@ -126,6 +144,39 @@ mod tests {
         }};
     }
 
+    /// rows64.wgsl reads a row as four u64 words, each the pair of `MotionRow` fields named
+    /// in its member name (the first in the low half).
+    #[test]
+    fn row_words_pair_the_row_fields() {
+        use crate::row::MotionRow;
+        use std::mem::offset_of;
+        let module = parse(&EVALUATE_INT64_MODULE);
+        let (members, span) = wgsl_layout(&module, "RowWords");
+        assert_eq!(span as usize, std::mem::size_of::<MotionRow>());
+        let pairs = [
+            (
+                offset_of!(MotionRow, base_hi),
+                offset_of!(MotionRow, base_lo),
+            ),
+            (
+                offset_of!(MotionRow, duration),
+                offset_of!(MotionRow, flags),
+            ),
+            (offset_of!(MotionRow, speed), offset_of!(MotionRow, delay)),
+            (offset_of!(MotionRow, loops), offset_of!(MotionRow, params)),
+        ];
+        let names = ["base", "duration_flags", "speed_delay", "loops_params"];
+        assert_eq!(members.len(), pairs.len());
+        for ((name, offset), ((low, high), want)) in members.iter().zip(pairs.iter().zip(names)) {
+            assert_eq!(name, want);
+            assert_eq!(
+                (*offset as usize, *offset as usize + 4),
+                (*low, *high),
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn wgsl_structs_match_rust_mirrors() {
         use crate::gpu::layout::{
@@ -137,7 +188,7 @@ mod tests {
             &evaluate,
             "MotionRow",
             MotionRow,
-            [base_hi, base_lo, speed, duration, delay, loops, flags, params]
+            [base_hi, base_lo, duration, flags, speed, delay, loops, params]
         );
         assert_layout!(
             &evaluate,

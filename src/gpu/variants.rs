@@ -6,7 +6,8 @@
 //!
 //! Why: software adapters such as lavapipe run every branch of divergent code for every
 //! invocation, masked, so code for a kind of row that no row has still costs every row, and
-//! there every 4-byte storage read costs about as much as a third of the lerp kernel. On
+//! there every storage read (4 bytes, or 8 where the device has 64-bit integers: see
+//! `shaders/rows64.wgsl`) costs about as much as a third of the lerp kernel. On
 //! lavapipe a world of plain rows (OutQuad, infinite loops, no delay, speed 1) evaluated about
 //! 5× faster with that code and those reads compiled out.
 //!

@@ -19,7 +19,8 @@ impl Exec {
     pub fn name(&self) -> &'static str {
         match self {
             Exec::Cpu => "cpu",
-            Exec::Gpu(_) => "gpu",
+            Exec::Gpu(ctx) if has_int64(ctx) => "gpu",
+            Exec::Gpu(_) => "gpu-32bit",
         }
     }
 
@@ -62,8 +63,62 @@ pub fn gpu() -> Option<GpuContext> {
     }
 }
 
+/// Whether `ctx`'s device has 64-bit integers (the evaluate pass then reads rows as 64-bit
+/// words; without, as 32-bit words).
+pub fn has_int64(ctx: &GpuContext) -> bool {
+    ctx.device()
+        .features()
+        .contains(wgpu::Features::SHADER_INT64)
+}
+
+/// A context on a second device of the shared context's adapter, made without
+/// `SHADER_INT64`, so the evaluate pass reads rows as 32-bit words (the path of devices
+/// without 64-bit integers). `None` without an adapter, or when the shared context lacks
+/// `SHADER_INT64` already (it tests that path itself).
+pub fn gpu_32bit() -> Option<GpuContext> {
+    static CONTEXT: OnceLock<Option<GpuContext>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| {
+            if !has_int64(&gpu()?) {
+                return None;
+            }
+            pollster::block_on(async {
+                let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+                let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+                    backends,
+                    ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+                });
+                let adapter = instance
+                    .request_adapter(&wgpu::RequestAdapterOptions {
+                        power_preference: wgpu::PowerPreference::HighPerformance,
+                        ..Default::default()
+                    })
+                    .await
+                    .expect("gpu() found an adapter");
+                let supported = adapter.limits();
+                let (device, queue) = adapter
+                    .request_device(&wgpu::DeviceDescriptor {
+                        label: Some("tests without SHADER_INT64"),
+                        required_limits: wgpu::Limits {
+                            max_storage_buffer_binding_size: supported
+                                .max_storage_buffer_binding_size,
+                            max_buffer_size: supported.max_buffer_size,
+                            ..wgpu::Limits::default()
+                        }
+                        .or_worse_values_from(&supported),
+                        ..Default::default()
+                    })
+                    .await
+                    .expect("a second device");
+                Some(GpuContext::from_device(device, queue, adapter.get_info()))
+            })
+        })
+        .clone()
+}
+
 /// Executors a test should run, from `WGPU_TWEEN_EXECUTOR` (`cpu`, `gpu`, `all`; default all
-/// available).
+/// available). `gpu` is the shared context and, where its device reads rows as 64-bit words,
+/// [`gpu_32bit`] as well.
 pub fn executors() -> Vec<Exec> {
     let choice = std::env::var("WGPU_TWEEN_EXECUTOR").unwrap_or_default();
     let want_cpu = matches!(choice.as_str(), "" | "all" | "cpu");
@@ -78,7 +133,13 @@ pub fn executors() -> Vec<Exec> {
     }
     if want_gpu {
         match gpu() {
-            Some(ctx) => out.push(Exec::Gpu(Box::new(ctx))),
+            Some(ctx) => {
+                out.push(Exec::Gpu(Box::new(ctx)));
+                // The 32-bit read path too, where the shared device takes the 64-bit one.
+                if let Some(ctx) = gpu_32bit() {
+                    out.push(Exec::Gpu(Box::new(ctx)));
+                }
+            }
             None if choice == "gpu" => panic!("WGPU_TWEEN_EXECUTOR=gpu but no GPU adapter"),
             None => {}
         }
