@@ -43,6 +43,8 @@ fn small_context() -> Option<GpuContext> {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("small bindings"),
                 required_limits,
+                // The 64-bit row reads, as on a context from `GpuContext::new`.
+                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
                 ..Default::default()
             })
             .await
