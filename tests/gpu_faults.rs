@@ -21,36 +21,18 @@ use wgpu_tween::{
 /// A fresh device of the adapter `common::gpu()` finds (`None`: no adapter, skipped).
 /// `max_buffer`: a limit on storage bindings and buffer sizes, in bytes.
 fn own_context(max_buffer: Option<u64>) -> Option<GpuContext> {
-    common::gpu()?;
-    pollster::block_on(async {
-        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends,
-            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-        });
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions {
-                power_preference: wgpu::PowerPreference::HighPerformance,
-                ..Default::default()
-            })
-            .await
-            .expect("common::gpu() found an adapter");
-        let supported = adapter.limits();
-        let mut limits = wgpu::Limits::default().or_worse_values_from(&supported);
-        if let Some(max) = max_buffer {
-            limits.max_storage_buffer_binding_size = max;
-            limits.max_buffer_size = max;
-        }
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("gpu_faults"),
-                required_limits: limits,
-                ..Default::default()
-            })
-            .await
-            .expect("device");
-        Some(GpuContext::from_device(device, queue, adapter.get_info()))
-    })
+    common::own_device(
+        "gpu_faults",
+        |supported| {
+            let mut limits = wgpu::Limits::default().or_worse_values_from(supported);
+            if let Some(max) = max_buffer {
+                limits.max_storage_buffer_binding_size = max;
+                limits.max_buffer_size = max;
+            }
+            limits
+        },
+        |_| wgpu::Features::empty(),
+    )
 }
 
 /// What the callbacks of one world saw: the last bound value per motion (with the epoch it

@@ -8,7 +8,7 @@
 
 mod common;
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec4};
@@ -24,33 +24,15 @@ const PAGE_ROWS: u32 = 2048;
 /// A context on the test adapter with 64 KiB storage bindings, or `None` (skipped, or a
 /// failure under `WGPU_TWEEN_REQUIRE_GPU=1`) without an adapter.
 fn small_context() -> Option<GpuContext> {
-    common::gpu()?;
-    pollster::block_on(async {
-        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-            backends,
-            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-        });
-        let adapter = instance
-            .request_adapter(&wgpu::RequestAdapterOptions::default())
-            .await
-            .expect("adapter");
-        let required_limits = wgpu::Limits {
+    common::own_device(
+        "small bindings",
+        |_| wgpu::Limits {
             max_storage_buffer_binding_size: BINDING,
             ..wgpu::Limits::default()
-        };
-        let (device, queue) = adapter
-            .request_device(&wgpu::DeviceDescriptor {
-                label: Some("small bindings"),
-                required_limits,
-                // The 64-bit row reads, as on a context from `GpuContext::new`.
-                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
-                ..Default::default()
-            })
-            .await
-            .expect("device with small bindings");
-        Some(GpuContext::from_device(device, queue, adapter.get_info()))
-    })
+        },
+        // The 64-bit row reads, as on a context from `GpuContext::new`.
+        |offered| offered & wgpu::Features::SHADER_INT64,
+    )
 }
 
 /// A user storage buffer of `floats` f32s, bound whole (so at most 64 KiB).
@@ -61,35 +43,6 @@ fn storage_buffer(ctx: &GpuContext, floats: usize) -> wgpu::Buffer {
         usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
         mapped_at_creation: false,
     })
-}
-
-/// The buffer's contents, read back.
-fn read(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Vec<f32> {
-    let device = ctx.device();
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test readback"),
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    ctx.queue().submit([encoder.finish()]);
-    let done = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&done);
-    staging.map_async(wgpu::MapMode::Read, .., move |r| {
-        r.expect("map");
-        flag.store(true, Ordering::Release);
-    });
-    while !done.load(Ordering::Acquire) {
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll");
-        std::thread::yield_now();
-    }
-    let values = bytemuck::cast_slice(&staging.get_mapped_range(..).expect("mapped")).to_vec();
-    staging.unmap();
-    values
 }
 
 /// The value kinds under test: one target buffer each, 4 floats per motion.
@@ -248,7 +201,11 @@ impl Rig {
 
     /// Every live probe's target (and bound lane 0) equals the CPU's evaluation now.
     fn check(&self, what: &str) {
-        let buffers: Vec<Vec<f32>> = self.buffers.iter().map(|b| read(&self.ctx, b)).collect();
+        let buffers: Vec<Vec<f32>> = self
+            .buffers
+            .iter()
+            .map(|b| common::read_buffer(&self.ctx, b))
+            .collect();
         for (i, p) in self.probes.iter().enumerate() {
             let want = lanes_of(&self.world, p);
             let at = p.slot as usize * 4;

@@ -7,7 +7,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
@@ -31,36 +31,6 @@ fn storage_buffer(ctx: &GpuContext, floats: usize) -> wgpu::Buffer {
     ctx.queue()
         .write_buffer(&buffer, 0, bytemuck::cast_slice(&vec![SENTINEL; floats]));
     buffer
-}
-
-/// The buffer's contents, read back.
-fn read(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Vec<f32> {
-    let device = ctx.device();
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("test readback"),
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&Default::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    ctx.queue().submit([encoder.finish()]);
-    let done = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&done);
-    staging.map_async(wgpu::MapMode::Read, .., move |r| {
-        r.expect("map");
-        flag.store(true, Ordering::Release);
-    });
-    // Other test threads share the device and may run our callback in their poll.
-    while !done.load(Ordering::Acquire) {
-        device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .expect("poll");
-        std::thread::yield_now();
-    }
-    let data = bytemuck::cast_slice(&staging.get_mapped_range(..).expect("mapped")).to_vec();
-    staging.unmap();
-    data
 }
 
 /// A targeted motion: its handle, lanes, where it writes, and its span (for tolerances).
@@ -205,7 +175,7 @@ impl Rig {
     /// the others still hold the sentinel.
     fn check(&self, what: &str) {
         for (b, buffer) in self.buffers.iter().enumerate() {
-            let data = read(&self.ctx, buffer);
+            let data = common::read_buffer(&self.ctx, buffer);
             for (i, &got) in data.iter().enumerate() {
                 match self.expected.get(&(b, i)) {
                     Some(&(want, span)) => assert!(
@@ -518,17 +488,17 @@ fn sequence_children_write_their_targets() {
             .run(&mut world)
             .expect("sequence");
         world.update(0.5).expect("update");
-        let got = read(&ctx, &buffer);
+        let got = common::read_buffer(&ctx, &buffer);
         assert_eq!(got[0], SENTINEL);
         assert!((got[1] - 5.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!((got[3] - 100.0).abs() < 1e-4, "{executor:?}: {got:?}");
         world.update(1.0).expect("update");
-        let got = read(&ctx, &buffer);
+        let got = common::read_buffer(&ctx, &buffer);
         assert!((got[1] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!((got[3] - 150.0).abs() < 1e-4, "{executor:?}: {got:?}");
         // Completing the sequence writes the children's end values at once.
         world.complete(seq).expect("complete");
-        let got = read(&ctx, &buffer);
+        let got = common::read_buffer(&ctx, &buffer);
         assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!(world.is_empty());
     }

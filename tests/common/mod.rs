@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::sync::{Once, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once, OnceLock};
 
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Executor, MotionWorld};
@@ -71,6 +72,41 @@ pub fn has_int64(ctx: &GpuContext) -> bool {
         .contains(wgpu::Features::SHADER_INT64)
 }
 
+/// A context on a new device of the adapter [`gpu`] finds, with `limits` and `features`
+/// (each given the adapter's own, to stay within them). `None` without an adapter (skipped,
+/// or a failure under `WGPU_TWEEN_REQUIRE_GPU=1`).
+pub fn own_device(
+    label: &'static str,
+    limits: impl FnOnce(&wgpu::Limits) -> wgpu::Limits,
+    features: impl FnOnce(wgpu::Features) -> wgpu::Features,
+) -> Option<GpuContext> {
+    gpu()?;
+    pollster::block_on(async {
+        let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let adapter = instance
+            .request_adapter(&wgpu::RequestAdapterOptions {
+                power_preference: wgpu::PowerPreference::HighPerformance,
+                ..Default::default()
+            })
+            .await
+            .expect("gpu() found an adapter");
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some(label),
+                required_limits: limits(&adapter.limits()),
+                required_features: features(adapter.features()),
+                ..Default::default()
+            })
+            .await
+            .expect("a device of the test adapter");
+        Some(GpuContext::from_device(device, queue, adapter.get_info()))
+    })
+}
+
 /// A context on a second device of the shared context's adapter, made without
 /// `SHADER_INT64`, so the evaluate pass reads rows as 32-bit words (the path of devices
 /// without 64-bit integers). `None` without an adapter, or when the shared context lacks
@@ -82,38 +118,50 @@ pub fn gpu_32bit() -> Option<GpuContext> {
             if !has_int64(&gpu()?) {
                 return None;
             }
-            pollster::block_on(async {
-                let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
-                let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-                    backends,
-                    ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
-                });
-                let adapter = instance
-                    .request_adapter(&wgpu::RequestAdapterOptions {
-                        power_preference: wgpu::PowerPreference::HighPerformance,
-                        ..Default::default()
-                    })
-                    .await
-                    .expect("gpu() found an adapter");
-                let supported = adapter.limits();
-                let (device, queue) = adapter
-                    .request_device(&wgpu::DeviceDescriptor {
-                        label: Some("tests without SHADER_INT64"),
-                        required_limits: wgpu::Limits {
-                            max_storage_buffer_binding_size: supported
-                                .max_storage_buffer_binding_size,
-                            max_buffer_size: supported.max_buffer_size,
-                            ..wgpu::Limits::default()
-                        }
-                        .or_worse_values_from(&supported),
-                        ..Default::default()
-                    })
-                    .await
-                    .expect("a second device");
-                Some(GpuContext::from_device(device, queue, adapter.get_info()))
-            })
+            own_device(
+                "tests without SHADER_INT64",
+                |supported| {
+                    wgpu::Limits {
+                        max_storage_buffer_binding_size: supported.max_storage_buffer_binding_size,
+                        max_buffer_size: supported.max_buffer_size,
+                        ..wgpu::Limits::default()
+                    }
+                    .or_worse_values_from(supported)
+                },
+                |_| wgpu::Features::empty(),
+            )
         })
         .clone()
+}
+
+/// The contents of `buffer` (which needs `COPY_SRC`) as f32s, read back and waited for.
+pub fn read_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Vec<f32> {
+    let device = ctx.device();
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("test readback"),
+        size: buffer.size(),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
+    ctx.queue().submit([encoder.finish()]);
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&done);
+    staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        r.expect("map");
+        flag.store(true, Ordering::Release);
+    });
+    // Other test threads share the device and may run our callback in their poll.
+    while !done.load(Ordering::Acquire) {
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("poll");
+        std::thread::yield_now();
+    }
+    let data = bytemuck::cast_slice(&staging.get_mapped_range(..).expect("mapped")).to_vec();
+    staging.unmap();
+    data
 }
 
 /// Executors a test should run, from `WGPU_TWEEN_EXECUTOR` (`cpu`, `gpu`, `all`; default all
