@@ -144,7 +144,7 @@ unsafe fn evaluate_chunk_avx2(
     now: &[f64; 3],
     p: &mut [f32; CHUNK],
 ) {
-    evaluate_chunk(chunk, index, rows, columns, now, p);
+    evaluate_chunk::<true>(chunk, index, rows, columns, now, p);
 }
 
 /// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
@@ -221,7 +221,7 @@ fn follow_the_reference(
                 continue;
             }
             assert!(!avx2);
-            evaluate_chunk(chunk, index, rows, columns, now, &mut p);
+            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut p);
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;
