@@ -367,7 +367,9 @@ impl Chunk<'_> {
             self.c[0].to_bits(),
             self.off[0].to_bits(),
         );
-        head.same_r &= self.r[..n].iter().all(|r| r.to_bits() == r0);
+        // (Every `r` is written or kept: a chunk whose rows have come to share one, such as
+        // rows that left a first-loop delay at different times, shares it again.)
+        head.same_r = self.r[..n].iter().all(|r| r.to_bits() == r0);
         head.same_all &= head.same_r
             && self.c[..n].iter().all(|c| c.to_bits() == c0)
             && (!uses_off || self.off[..n].iter().all(|o| o.to_bits() == off0));

@@ -130,6 +130,74 @@ fn derived_segments_follow_the_reference() {
     }
 }
 
+/// Chunks that fold whole loops into the hot loop, each with one slope (the benchmark's case:
+/// rows made with the same speed and duration, clocks staggered), every loop type, some with
+/// a first-loop delay; the clocks on a lattice of 1/600 s, so that 60 fps steps land rows
+/// exactly on loop boundaries (the margins' exact path) at many updates; over many loops and
+/// re-bases, in both builds: within the tolerance of the reference at every update. After
+/// the run, the rows hold folded segments (`hi` = +∞), and the chunks other than Yoyo's
+/// (whose rows differ in the sign of `r`) share one `r`.
+#[test]
+fn folded_chunks_follow_the_reference() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let now = [100.0, 0.0, 5_000.25];
+    let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc];
+    let mut rows = Vec::new();
+    for chunk in 0..40 {
+        let ease = loop {
+            let e = rng.pick(&Ease::ALL);
+            if !circ.contains(&e) {
+                break e;
+            }
+        };
+        let lt = LoopType::ALL[chunk % 4];
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let speed = rng.pick(&[1.0, 1.0, 0.5, 2.0, 3.7]);
+        let duration = rng.pick(&[2.0, 0.5, 1.0, 0.3, 0.05]);
+        let delay = if chunk % 5 == 4 { 0.4 } else { 0.0 };
+        for k in 0..CHUNK {
+            let mut row = MotionRow {
+                speed,
+                duration,
+                delay,
+                loops: -1,
+                flags: pack_flags(
+                    ease,
+                    lt,
+                    DelayType::FirstLoop,
+                    kind,
+                    1 + (rng.next() % 4) as usize,
+                    0,
+                ),
+                ..MotionRow::zeroed()
+            };
+            let clock = ((k * 37 + chunk * 11) % 700) as f64 / 600.0 - 0.2;
+            row.anchor(now[kind as usize], clock);
+            rows.push(row);
+        }
+    }
+    let steps = [1.0 / 60.0; 8]
+        .into_iter()
+        .chain([1.0 / 120.0, 0.0, 0.5])
+        .collect::<Vec<_>>();
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    for with_avx2 in [false, avx2] {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 4000, &steps, with_avx2);
+        for (index, head) in cache.heads.iter().enumerate() {
+            assert!(head.derive && head.state == State::Fast, "chunk {index}");
+            let folded = cache.hi[index].0.iter().filter(|&&h| h == f32::INFINITY);
+            assert!(folded.count() >= CHUNK - 4, "chunk {index}");
+            if head.loop_type != LoopType::Yoyo as u8 {
+                assert!(head.same_r, "chunk {index}");
+            }
+        }
+    }
+}
+
 /// [`evaluate_chunk`] compiled for AVX2.
 ///
 /// # Safety
