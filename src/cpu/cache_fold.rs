@@ -205,19 +205,30 @@ pub(super) fn near_mask(
     }
 }
 
-/// [`near_mask`] for one loop type, over the whole chunk: eight rows at a time into a byte
-/// (a compare and a move-mask per vector, as `refresh::due_mask`).
+/// [`near_mask`] for one loop type, over the whole chunk: the flags as integers first (a
+/// plain loop, which vectorises), then packed eight at a time (a compare and a move-mask per
+/// vector, as `refresh::due_mask`).
 #[inline(always)]
 fn mask_of<const LT: u8>(same_r: bool, [r, c, off]: [&[f32; CHUNK]; 3], w: f32) -> u64 {
     let id = |x: f32| x;
+    let mut flags = [0u32; CHUNK];
+    let flag =
+        |ri: f32, i: usize| u32::from(near(fold::<LT, false>(&id, 0.0, ri, c[i], off[i], w).1, ri));
+    // (Two loops: a select of `r[0]` or `r[i]` inside one keeps it from vectorising.)
+    if same_r {
+        for (i, f) in flags.iter_mut().enumerate() {
+            *f = flag(r[0], i);
+        }
+    } else {
+        for (i, f) in flags.iter_mut().enumerate() {
+            *f = flag(r[i], i);
+        }
+    }
     let mut mask = 0u64;
-    for k in 0..CHUNK / 8 {
+    for (k, group) in flags.chunks_exact(8).enumerate() {
         let mut byte = 0u64;
-        for j in 0..8 {
-            let i = 8 * k + j;
-            let ri = if same_r { r[0] } else { r[i] };
-            let x = fold::<LT, false>(&id, 0.0, ri, c[i], off[i], w).1;
-            byte |= u64::from(near(x, ri)) << j;
+        for (j, &flag) in group.iter().enumerate() {
+            byte |= u64::from(flag != 0) << j;
         }
         mask |= byte << (8 * k);
     }
