@@ -327,8 +327,8 @@ impl Chunk<'_> {
         head.epoch = w;
         let n = rows.len();
         let lt = head.loop_type;
-        // Flip's and Incremental's offsets (Restart and Yoyo leave `off` unused).
-        let uses_off = matches!(lt, 1 | 2);
+        // Incremental's offsets (folded segments of the other loop types leave `off` at 0).
+        let uses_off = lt == 2;
         // Rows made together (a burst) have the same timing and segment: one re-base each run.
         let mut last: Option<(&MotionRow, Segment, Segment)> = None;
         for (i, row) in rows.iter().enumerate() {

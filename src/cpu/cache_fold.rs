@@ -35,7 +35,8 @@ fn floor32<const AVX2: bool>(v: f32) -> f32 {
     }
 }
 
-/// One row's eased progress from its folded segment (`r`, `c`, `off`) at relative time `w`,
+/// One row's eased progress from its folded segment (`r`, `c`, `off`, see
+/// [`segment::folded`](super::segment::folded)) at relative time `w`,
 /// loop type `LT` ([`LoopType`](crate::LoopType)'s discriminant), ease `f` with `e1 = f(1)`;
 /// and its position `x` in the loop it lands in, which [`near`] checks against the margins
 /// (near a boundary the progress is garbage: the exact path's replaces it). A constant
@@ -52,9 +53,8 @@ pub(super) fn fold<const LT: u8, const AVX2: bool>(
 ) -> (f32, f32) {
     let v = w * r + c;
     if LT == 3 {
-        // Yoyo: forward on even loops, backward on odd ones (a segment made on a backward
-        // loop has `r < 0` and `c` folded, so the same wave continues it). `v − 2·round(v/2)`
-        // is exact.
+        // Yoyo: forward on even loops, backward on odd ones (`v` counts from an even loop,
+        // see `segment::folded`): a triangle wave. `v − 2·round(v/2)` is exact.
         let x = (v - 2.0 * floor32::<AVX2>(v * 0.5 + 0.5)).abs();
         return (f(x), x);
     }
@@ -62,10 +62,11 @@ pub(super) fn fold<const LT: u8, const AVX2: bool>(
     let x = v - j; // exact
     let e = f(x);
     let e = match LT {
-        // Flip: the segment's own loop mirrored (`off`), toggled on each odd loop since.
+        // Flip: mirrored on odd loops (`v` counts from an even loop, see `segment::folded`);
+        // `⌊v⌋` is odd where `v/2` has a fraction of at least a half (both exact).
         1 => {
-            let odd = j - 2.0 * floor32::<AVX2>(j * 0.5) != 0.0;
-            if odd != (off != 0.0) {
+            let h = v * 0.5;
+            if h - floor32::<AVX2>(h) >= 0.5 {
                 1.0 - e
             } else {
                 e
@@ -298,7 +299,7 @@ mod tests {
         let mut epoch = 11.0;
         // Start inside the second loop, from the reference.
         let mut w = 10.0 + f64::from(r.delay + 2.5) / f64::from(r.speed);
-        let mut s = folded(segment(&r, w, epoch, &progress(&r, r.clock(w))));
+        let mut s = folded(lt, segment(&r, w, epoch, &progress(&r, r.clock(w))));
         assert!(s.hi == f32::INFINITY, "{r:?}");
         let (mut checked, mut near, mut loops) = (0, 0, 0.0f32);
         while w < 400.0 {
@@ -306,7 +307,8 @@ mod tests {
             if w - epoch > 7.0 {
                 let to = w - 0.005;
                 s = rebased(&r, lt, s, epoch, to).expect("a live folded segment re-bases");
-                assert!((0.0..=1.0).contains(&s.c), "{s:?}");
+                let span = if matches!(lt, 1 | 3) { 2.0 } else { 1.0 };
+                assert!((0.0..=span).contains(&s.c) && s.r > 0.0, "{s:?}");
                 epoch = to;
             }
             let rel = (w - epoch) as f32;

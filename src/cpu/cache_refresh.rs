@@ -110,7 +110,8 @@ pub(super) fn refresh(
     // Restart and Yoyo never read `off` (always 0 for them); and while the rows share `r`,
     // `r[0]` stands for every row's: the sparse reads and writes of those columns would
     // miss, the hot loop not having touched them.
-    let uses_off = matches!(head.loop_type, 1 | 2);
+    // (Folded Flip segments leave `off` at 0 too.)
+    let uses_off = head.loop_type == 2 || (head.loop_type == 1 && !fold);
     let had_same_r = head.same_r;
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
@@ -135,7 +136,11 @@ pub(super) fn refresh(
             _ => {
                 let at = progress(row, row.clock(w_abs));
                 let s = segment::segment(row, w_abs, head.epoch, &at);
-                let s = if fold { segment::folded(s) } else { s };
+                let s = if fold {
+                    segment::folded(head.loop_type, s)
+                } else {
+                    s
+                };
                 last = Some((row, at.eased, s));
                 (at.eased, s)
             }

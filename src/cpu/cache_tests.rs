@@ -135,8 +135,8 @@ fn derived_segments_follow_the_reference() {
 /// a first-loop delay; the clocks on a lattice of 1/600 s, so that 60 fps steps land rows
 /// exactly on loop boundaries (the margins' exact path) at many updates; over many loops and
 /// re-bases, in both builds: within the tolerance of the reference at every update. After
-/// the run, the rows hold folded segments (`hi` = +∞), and the chunks other than Yoyo's
-/// (whose rows differ in the sign of `r`) share one `r`.
+/// the run, the rows hold folded segments (`hi` = +∞) and each chunk shares one `r` (Yoyo's
+/// too, whose backward loops fold into `c`, see `segment::folded`).
 #[test]
 fn folded_chunks_follow_the_reference() {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
@@ -191,9 +191,7 @@ fn folded_chunks_follow_the_reference() {
             assert!(head.derive && head.state == State::Fast, "chunk {index}");
             let folded = cache.hi[index].0.iter().filter(|&&h| h == f32::INFINITY);
             assert!(folded.count() >= CHUNK - 4, "chunk {index}");
-            if head.loop_type != LoopType::Yoyo as u8 {
-                assert!(head.same_r, "chunk {index}");
-            }
+            assert!(head.same_r, "chunk {index}");
         }
     }
 }

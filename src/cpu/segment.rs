@@ -207,34 +207,43 @@ pub(crate) const LOOP_MARGIN_X: f32 = LOOP_MARGIN as f32;
 pub(crate) const TIME_MARGIN_X: f32 = TIME_MARGIN as f32;
 
 /// A segment for a chunk that folds whole loops into its hot loop (rows that loop for ever,
-/// forward, back to back; the caller checks that): a moving segment stays valid past its
-/// loop's end (`hi` = +∞; the hot loop folds `x = w·r + c` into the loop it lands in and sends
-/// rows within the margins of a boundary to the exact path), a constant one keeps its end.
-/// A constant `c` outside `[0, 1)` would fold differently from how it was made: none.
-pub(crate) fn folded(s: Segment) -> Segment {
+/// forward, back to back; the caller checks that; `loop_type` is [`LoopType`]'s
+/// discriminant): a moving segment stays valid past its loop's end (`hi` = +∞; the hot loop
+/// folds `v = w·r + c` into the loop it lands in and sends rows within the margins of a
+/// boundary to the exact path), a constant one keeps its end.
+///
+/// Restart and Incremental keep `(r, c, off)`: `v` counts loops from the segment's loop `k`
+/// (`off = E(1)·k`). Flip and Yoyo count them from an even loop instead, so that `⌊v⌋`'s
+/// parity alone says whether a loop is mirrored (Flip) or backward (Yoyo), with `r > 0` and
+/// `off` = 0 for every row (no `off` column to read, and rows of one speed and duration
+/// share `r` whatever their loop): Flip's `c + off`, a backward Yoyo segment's `(−r, c)`
+/// unfolded to `(r, 2 − c)`. A constant `c` outside `[0, 1)` would fold differently from how
+/// it was made: none.
+pub(crate) fn folded(loop_type: u8, s: Segment) -> Segment {
     if s.hi == f32::NEG_INFINITY {
-        s
-    } else if s.r != 0.0 {
-        Segment {
-            hi: f32::INFINITY,
-            ..s
-        }
-    } else if (0.0..1.0).contains(&s.c) {
-        s
-    } else {
-        NONE
+        return s;
     }
+    if s.r == 0.0 && !(0.0..1.0).contains(&s.c) {
+        return NONE;
+    }
+    let hi = if s.r != 0.0 { f32::INFINITY } else { s.hi };
+    let (r, c, off) = match loop_type {
+        1 => (s.r, s.c + s.off, 0.0),
+        3 if s.r < 0.0 => (-s.r, 2.0 - s.c, 0.0),
+        _ => (s.r, s.c, s.off),
+    };
+    Segment { r, c, hi, off }
 }
 
-/// Row `row`'s moving folded segment `s` (relative to epoch `from`, of a chunk whose rows loop
-/// as [`folded`] needs) moved to epoch `to`, as a folded segment of the loop that `to` lies in
-/// (`c` in `[0, 1)`). `c` is recomputed in f64 from the row, as [`segment`] computes it, with
-/// the loop index `k` that the old `c` implies (it is within a rounding of an integer off the
-/// row's loop count), so that re-basing never accumulates the rounding of `r` and `c` the way
-/// shifting `c` by `(to − from)·r` would; the new loop's index gives Yoyo's direction, Flip's
-/// mirror and Incremental's offset (`E(1)·k` as the reference forms it). A `k` whose parity
-/// disagrees with the old segment's folding (Yoyo's direction, Flip's mirror), a stale `c`
-/// or a constant segment is none.
+/// Row `row`'s moving folded segment `s` ([`folded`], relative to epoch `from`, of a chunk
+/// whose rows loop as it needs) moved to epoch `to`, as a folded segment of the loop that `to`
+/// lies in (`c` in `[0, 1)`; Flip and Yoyo: of the even loop at or before it, `c` in
+/// `[0, 2)`). `c` is recomputed in f64 from the row, as [`segment`] computes it, with the loop
+/// index `k` that the old `c` implies (it is within a rounding of an integer off the row's
+/// loop count), so that re-basing never accumulates the rounding of `r` and `c` the way
+/// shifting `c` by `(to − from)·r` would; Incremental's offset is `E(1)·k` of the new loop as
+/// the reference forms it. An odd `k` for Flip or Yoyo (a `c` not made by [`folded`]), a stale
+/// `c` or a constant segment is none.
 #[inline]
 pub(crate) fn rebased(
     row: &MotionRow,
@@ -243,8 +252,7 @@ pub(crate) fn rebased(
     from: f64,
     to: f64,
 ) -> Option<Segment> {
-    let backward = s.r < 0.0;
-    if s.hi == f32::NEG_INFINITY || !(s.r > 0.0 || (loop_type == 3 && backward)) {
+    if s.hi == f32::NEG_INFINITY || !(s.r > 0.0) {
         return None; // no segment, or a constant one
     }
     let speed = f64::from(row.speed);
@@ -256,39 +264,35 @@ pub(crate) fn rebased(
         f64::from(row.delay)
     };
     let base = row.base();
-    // Yoyo's backward loops are folded: `c = 1 − c_raw`.
-    let unfold = |c: f64| if backward { 1.0 - c } else { c };
     let loops_from = ((from - base) * speed - lead) * inv_duration;
-    let k_raw = loops_from - unfold(f64::from(s.c));
+    let k_raw = loops_from - f64::from(s.c);
     // (|k_raw| < 2⁵¹: exact.)
     let k = super::batch::round_fast(k_raw);
-    // A `c` that is not the row's (a stale one) or a parity that disagrees: the exact path.
+    // Flip and Yoyo count from an even loop.
+    let step = if matches!(loop_type, 1 | 3) { 2.0 } else { 1.0 };
     let odd = (k as i64) & 1 == 1;
-    let parity_agrees = match loop_type {
-        1 => odd == (s.off != 0.0),
-        3 => odd == backward,
-        _ => true,
-    };
-    if (k_raw - k).abs() > 1e-3 || k < 0.0 || !parity_agrees {
+    if (k_raw - k).abs() > 1e-3 || k < 0.0 || (step == 2.0 && odd) {
         return None;
     }
-    // The phase at `to` counted from loop `k`, then from the loop it lies in.
+    // The phase at `to` counted from loop `k`, then from the loop (an even one for Flip and
+    // Yoyo) it lies in.
     let phase = ((to - base) * speed - lead) * inv_duration - k;
-    let whole = super::batch::round_fast(phase);
-    let whole = if whole > phase { whole - 1.0 } else { whole };
+    let whole = super::batch::round_fast(phase / step);
+    let whole = step
+        * if whole * step > phase {
+            whole - 1.0
+        } else {
+            whole
+        };
     let k = k + whole;
-    let c = phase - whole;
-    let odd = (k as i64) & 1 == 1;
-    let r = s.r.abs();
-    let (r, c, off) = match loop_type {
-        1 => (r, c, f32::from(u8::from(odd))),
-        2 => (r, c, row.ease().evaluate(1.0) * (k as u32) as f32),
-        3 if odd => (-r, 1.0 - c, 0.0),
-        _ => (r, c, 0.0),
+    let off = if loop_type == 2 {
+        row.ease().evaluate(1.0) * (k as u32) as f32
+    } else {
+        0.0
     };
     Some(Segment {
-        r,
-        c: c as f32,
+        r: s.r,
+        c: (phase - whole) as f32,
         hi: f32::INFINITY,
         off,
     })
