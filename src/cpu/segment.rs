@@ -252,7 +252,7 @@ pub(crate) fn rebased(
     from: f64,
     to: f64,
 ) -> Option<Segment> {
-    if s.hi == f32::NEG_INFINITY || !(s.r > 0.0) {
+    if s.hi == f32::NEG_INFINITY || s.r <= 0.0 || s.r.is_nan() {
         return None; // no segment, or a constant one
     }
     let speed = f64::from(row.speed);
