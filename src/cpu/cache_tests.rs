@@ -49,8 +49,8 @@ fn cached_values_follow_the_reference() {
     follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, false);
 }
 
-/// Chunks whose rows loop for ever, forward and back to back (the chunks that derive each
-/// loop's segment from the last and re-base without the exact path), staggered and in
+/// Chunks whose rows loop for ever, forward and back to back (the chunks that fold whole
+/// loops into one segment and re-base without the exact path), staggered and in
 /// bursts, with short loops (hundreds of loop ends per row) over a long run (many re-bases),
 /// every loop type, both delay types (a first-loop delay; an every-loop delay of 0), and
 /// steps from 0 to more than a loop: within the tolerance of the reference at every update.
