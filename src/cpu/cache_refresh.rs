@@ -84,7 +84,13 @@ pub(super) fn refresh(
 ) {
     let n = rows.len();
     let fold = chunk.head.derive;
-    let stale = due_mask(chunk.hi, w, n);
+    // (Below `min_hi` no row is stale: the `hi` column, which the hot loop does not read,
+    // stays unread, a miss saved when only rows near a folded boundary brought us here.)
+    let stale = if w >= chunk.head.min_hi {
+        due_mask(chunk.hi, w, n)
+    } else {
+        0
+    };
     let near = if fold {
         let (same_r, lt) = (chunk.head.same_r, chunk.head.loop_type);
         near_mask(same_r, lt, [&*chunk.r, &*chunk.c, &*chunk.off], w, n)
