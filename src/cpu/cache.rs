@@ -4,7 +4,9 @@
 //! `x = w·r + c`, the ease and the lerp instead of the f64 clock and loop arithmetic.
 //!
 //! Rows outside their segment (loop ends, completion, new or re-anchored rows) take the exact
-//! path, [`progress`], which also gives them their next segment. A chunk whose rows do not
+//! path, [`progress`], which also gives them their next segment; in chunks whose rows loop for
+//! ever, forward and back to back, a segment serves every loop of the epoch ([`fold`]) and
+//! only rows at a loop boundary take the exact path. A chunk whose rows do not
 //! share an ease, a loop type and a time kind, or that has rows the cache does not serve
 //! (parametric eases, Circ eases, sequence children), keeps the batch path ([`super::batch`]).
 
@@ -143,8 +145,8 @@ impl CachePtr {
     /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
     /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
     ///
-    /// A deriving chunk ([`Head::derive`]) reads its rows only in the rare fallback to the
-    /// exact path: only its `hi` column is prefetched.
+    /// A folding chunk ([`Head::derive`]) reads its rows only at the rare boundary or
+    /// dropped segment: only its `hi` column is prefetched.
     ///
     /// # Safety
     /// As [`chunk`](Self::chunk), for the duration of the call.
@@ -203,8 +205,9 @@ pub(crate) struct Head {
     multi_lane: bool,
     /// The rows with another adapter than lerp (found by `classify`).
     adapters: AdapterMasks,
-    /// Every row loops for ever, forward, without a delay between loops: a row at its
-    /// segment's end can derive the next loop's segment ([`segment::next_loop`]).
+    /// Every row loops for ever, forward, without a delay between loops: the hot loop folds
+    /// whole loops into each row's segment ([`fold`]), and a re-base moves the segments
+    /// along ([`segment::rebased`]).
     derive: bool,
 }
 
@@ -270,7 +273,10 @@ impl Head {
             ease as u8,
             ((first >> 8) & 3) as u8,
         );
-        let same = self.state == State::Fast && key == (self.kind, self.ease, self.loop_type);
+        // (A folded segment means another thing than a per-loop one: either change drops them.)
+        let same = self.state == State::Fast
+            && key == (self.kind, self.ease, self.loop_type)
+            && gapless == self.derive;
         if !same {
             // Segments made for other rows (or none): refresh every row on first use.
             self.rebase_at = -1.0;
@@ -312,17 +318,17 @@ impl Chunk<'_> {
     }
 
     /// [`rebase`](Self::rebase) for a chunk whose segments were made for its current rows
-    /// ([`Head::derive`]): every moving segment is moved to the new epoch
-    /// ([`segment::rebased`]), reading the rows (in order) but not evaluating them; the others
-    /// are dropped.
+    /// ([`Head::derive`]): every moving (folded) segment is moved to the new epoch and the
+    /// loop it lies in ([`segment::rebased`]), reading the rows (in order) but not evaluating
+    /// them; the others are dropped.
     fn rebase_derived(&mut self, rows: &[MotionRow], w: f64, index: usize) {
         let head = &mut *self.head;
         let from = head.epoch;
         head.epoch = w;
         let n = rows.len();
         let lt = head.loop_type;
-        // Flip's and Incremental's offsets (Restart and Yoyo leave `off` unused).
-        let uses_off = matches!(lt, 1 | 2);
+        // Incremental's offsets (folded segments of the other loop types leave `off` at 0).
+        let uses_off = lt == 2;
         // Rows made together (a burst) have the same timing and segment: one re-base each run.
         let mut last: Option<(&MotionRow, Segment, Segment)> = None;
         for (i, row) in rows.iter().enumerate() {
@@ -339,11 +345,15 @@ impl Chunk<'_> {
                     s
                 }
                 _ => {
-                    let s = segment::rebased(row, lt, old, from, w, 0.0).unwrap_or(segment::NONE);
+                    let s = segment::rebased(row, lt, old, from, w).unwrap_or(segment::NONE);
                     last = Some((row, old, s));
                     s
                 }
             };
+            // (Yoyo's direction changes with the loop; a dropped row keeps its stale `r`.)
+            if s.hi != f32::NEG_INFINITY {
+                self.r[i] = s.r;
+            }
             self.c[i] = s.c;
             self.hi[i] = s.hi;
             if uses_off {
@@ -352,8 +362,16 @@ impl Chunk<'_> {
         }
         // The rows that kept a segment got theirs from their own timing: a chunk that shared
         // one still does only if the new `c`s (and offsets) agree too.
-        let (c0, off0) = (self.c[0].to_bits(), self.off[0].to_bits());
-        head.same_all &= self.c[..n].iter().all(|c| c.to_bits() == c0)
+        let (r0, c0, off0) = (
+            self.r[0].to_bits(),
+            self.c[0].to_bits(),
+            self.off[0].to_bits(),
+        );
+        // (Every `r` is written or kept: a chunk whose rows have come to share one, such as
+        // rows that left a first-loop delay at different times, shares it again.)
+        head.same_r = self.r[..n].iter().all(|r| r.to_bits() == r0);
+        head.same_all &= head.same_r
+            && self.c[..n].iter().all(|c| c.to_bits() == c0)
             && (!uses_off || self.off[..n].iter().all(|o| o.to_bits() == off0));
         head.min_hi = min_of(self.hi, n);
         head.rebase_at = head.rebase_limit(index);
@@ -369,9 +387,9 @@ fn same_segment(a: &Segment, b: &Segment) -> bool {
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
 /// `p` is scratch space (the caller's, so it is not zeroed per chunk). Returns whether the
 /// chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
-/// `cpu::evaluate_range`).
+/// `cpu::evaluate_range`); `AVX2` says whether that one has AVX2 (and so SSE4.1's `roundps`).
 #[inline(always)]
-pub(crate) fn evaluate_chunk(
+pub(crate) fn evaluate_chunk<const AVX2: bool>(
     mut chunk: Chunk<'_>,
     index: usize,
     rows: &[MotionRow],
@@ -399,7 +417,8 @@ pub(crate) fn evaluate_chunk(
         w = 0.0;
     }
     let w = w as f32;
-    if chunk.head.same_all {
+    let fold = chunk.head.derive;
+    let near = if chunk.head.same_all {
         // A burst: one segment for the whole chunk.
         let s = Segment {
             r: chunk.r[0],
@@ -409,12 +428,21 @@ pub(crate) fn evaluate_chunk(
         };
         let ease = Ease::from_bits(u32::from(chunk.head.ease));
         let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
-        p.fill(segment_eased(ease, chunk.head.loop_type, &s, w));
+        let (e, near) = if fold {
+            fold::fold_segment(ease, chunk.head.loop_type, &s, w)
+        } else {
+            (segment_eased(ease, chunk.head.loop_type, &s, w), false)
+        };
+        p.fill(e);
+        near
+    } else if fold {
+        fold::eased::<AVX2>(&chunk, w, p)
     } else {
         eased(&chunk, w, p);
-    }
+        false
+    };
     // (Checked here: most updates of a chunk have no row due, and `refresh` is not inlined.)
-    if w >= chunk.head.min_hi {
+    if near || w >= chunk.head.min_hi {
         refresh(&mut chunk, index, rows, w_abs, w, p);
     }
     lerp_lanes(chunk.head, rows, columns, p, now);
@@ -508,6 +536,9 @@ fn lerp_lanes(
 
 #[path = "cache_refresh.rs"]
 mod refresh;
+
+#[path = "cache_fold.rs"]
+mod fold;
 
 #[cfg(test)]
 #[path = "cache_tests.rs"]

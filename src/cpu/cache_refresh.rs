@@ -1,11 +1,11 @@
-//! The segment cache's refresh: rows at the end of their segment get the next one (derived
-//! from the last where the chunk allows, else from the exact path), and the branch-free
-//! helpers over a chunk's `hi` column. A child of [`super`] (a file of its own: `cache.rs` is
+//! The segment cache's refresh: rows at the end of their segment get the next one from the
+//! exact path, rows near a folded loop boundary the exact value, and the branch-free helpers
+//! over a chunk's `hi` column. A child of [`super`] (a file of its own: `cache.rs` is
 //! long), so it shares the cache's private state.
 
-use super::segment::{self, Next, Segment};
+use super::fold::near_mask;
+use super::segment::{self, Segment};
 use super::{progress, Chunk, CHUNK};
-use crate::ease::Ease;
 use crate::row::{MotionRow, FLAG_TIME_KIND_SHIFT};
 
 /// Bit `i` set where row `i` (of `n`) is at or past its segment's end: a branch-free pass (a
@@ -68,9 +68,11 @@ pub(super) fn segment_eased(f: impl Fn(f32) -> f32, loop_type: u8, s: &Segment, 
     }
 }
 
-/// Rows at or past the end of their segment: the next loop's segment where it can be derived
-/// from the current one, else the exact path, which also gives their next segment. Called
-/// when `w` has reached the chunk's `min_hi`.
+/// Rows at or past the end of their segment (or without one): the exact path, which also gives
+/// their next segment (folded, [`segment::folded`], in a chunk that folds loops); and in such a
+/// chunk, rows within the margins of a loop boundary: the exact value, their segment kept.
+/// Called when `w` has reached the chunk's `min_hi` or the hot loop found a row near a
+/// boundary.
 #[inline(never)]
 pub(super) fn refresh(
     chunk: &mut Chunk<'_>,
@@ -80,106 +82,71 @@ pub(super) fn refresh(
     w: f32,
     p: &mut [f32; CHUNK],
 ) {
-    let head = &mut *chunk.head;
     let n = rows.len();
-    let due = due_mask(chunk.hi, w, n);
+    let fold = chunk.head.derive;
+    // (Below `min_hi` no row is stale: the `hi` column, which the hot loop does not read,
+    // stays unread, a miss saved when only rows near a folded boundary brought us here.)
+    let stale = if w >= chunk.head.min_hi {
+        due_mask(chunk.hi, w, n)
+    } else {
+        0
+    };
+    let near = if fold {
+        let (same_r, lt) = (chunk.head.same_r, chunk.head.loop_type);
+        near_mask(same_r, lt, [&*chunk.r, &*chunk.c, &*chunk.off], w, n)
+    } else {
+        0
+    };
+    let head = &mut *chunk.head;
     // Whether the rows still share one segment: a full refresh starts over from row 0, a
     // partial one can only keep or lose it (a re-base starts over).
-    let full = due.count_ones() as usize == n;
+    let full = stale.count_ones() as usize == n;
     let (mut same_r, mut same_all) = if full {
         (true, true)
     } else {
         (head.same_r, head.same_all)
     };
-    let first = due.trailing_zeros() as usize;
+    let first = stale.trailing_zeros() as usize;
     let max_r = head.max_r;
-    let mut bits = due;
+    let mut bits = stale | near;
     // Rows made together share their timing, hence their progress and segment: one exact
     // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
     let mut last: Option<(&MotionRow, f32, Segment)> = None;
-    let ease = Ease::from_bits(u32::from(head.ease));
-    let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
-    let e1 = if head.derive { ease(1.0) } else { 0.0 };
+    let mut last_near: Option<(&MotionRow, f32)> = None;
     // Restart and Yoyo never read `off` (always 0 for them); and while the rows share `r`,
     // `r[0]` stands for every row's: the sparse reads and writes of those columns would
     // miss, the hot loop not having touched them.
-    let uses_off = matches!(head.loop_type, 1 | 2);
-    let (had_same_r, r0_before) = (head.same_r, chunk.r[0]);
-    // One division for the chunk's shared `r` (the next loop's end is `(target − c)/r`).
-    let inv_r0 = 1.0 / f64::from(r0_before);
-    // A burst's loop end: every row due, one shared segment before and so one after (the
-    // next loop depends on the segment alone): filled in, without the per-row loop. Not when
-    // a row's segment was dropped (`hi` = −∞: a changed row, whose `c` is stale).
-    if full && head.same_all && head.derive && chunk.hi[..n].iter().all(|&h| h != f32::NEG_INFINITY)
-    {
-        let off = if uses_off { chunk.off[0] } else { 0.0 };
-        let next = segment::next_loop(head.loop_type, e1, (r0_before, inv_r0), chunk.c[0], off, w);
-        if let Next::Segment(s) = next {
-            p.fill(segment_eased(ease, head.loop_type, &s, w));
-            chunk.r.fill(s.r);
-            chunk.c.fill(s.c);
-            chunk.hi.fill(s.hi);
-            if uses_off {
-                chunk.off.fill(s.off);
-            }
-            head.min_hi = s.hi;
-            head.same_r = true; // (`same_all` stays)
-            return;
-        }
-    }
-    let mut last_derived: Option<([u32; 3], Segment, f32)> = None;
-    let mut last_early: Option<(&MotionRow, f32)> = None;
+    // (Folded Flip segments leave `off` at 0 too.)
+    let uses_off = head.loop_type == 2 || (head.loop_type == 1 && !fold);
+    let had_same_r = head.same_r;
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
         bits &= bits - 1;
-        // (A dropped segment, `hi` = −∞, has nothing to derive from.)
-        let step = if head.derive && chunk.hi[i] != f32::NEG_INFINITY {
-            let r = if had_same_r {
-                (r0_before, inv_r0)
-            } else {
-                (chunk.r[i], 1.0 / f64::from(chunk.r[i]))
-            };
-            let off = if uses_off { chunk.off[i] } else { 0.0 };
-            let key = [r.0, chunk.c[i], off].map(f32::to_bits);
-            match last_derived {
-                // The same segment as the row before (a burst's rows): the same next one.
-                Some((k, s, eased)) if k == key => Step::Derived(s, eased),
-                _ => match segment::next_loop(head.loop_type, e1, r, chunk.c[i], off, w) {
-                    Next::Segment(s) => {
-                        let eased = segment_eased(ease, head.loop_type, &s, w);
-                        last_derived = Some((key, s, eased));
-                        Step::Derived(s, eased)
-                    }
-                    Next::Early => Step::Early,
-                    Next::No => Step::Exact,
-                },
-            }
-        } else {
-            Step::Exact
-        };
+        // (Rows for the exact path were prefetched a chunk ago, see `CachePtr::prefetch`.)
         let row = &rows[i];
-        let (eased, s) = match (step, last) {
-            // The usual loop end: the next loop's segment, without the row.
-            (Step::Derived(s, eased), _) => (eased, s),
-            // (Rows for the exact path were prefetched a chunk ago, see
-            // `CachePtr::prefetch`.)
-            (_, Some((prev, eased, s))) if same_timing(prev, row) => (eased, s),
-            (Step::Early, _) => {
-                // At the boundary itself: the reference's value (once per run of rows with
-                // the same timing, as below), the segment kept.
-                p[i] = match last_early {
-                    Some((prev, eased)) if same_timing(prev, row) => eased,
-                    _ => {
-                        let eased = progress(row, row.clock(w_abs)).eased;
-                        last_early = Some((row, eased));
-                        eased
-                    }
-                };
-                continue;
-            }
-            (Step::Exact, _) => {
+        if stale & (1 << i) == 0 {
+            // Near a boundary: the reference's value (once per run of rows with the same
+            // timing, as below), the segment kept.
+            p[i] = match last_near {
+                Some((prev, eased)) if same_timing(prev, row) => eased,
+                _ => {
+                    let eased = progress(row, row.clock(w_abs)).eased;
+                    last_near = Some((row, eased));
+                    eased
+                }
+            };
+            continue;
+        }
+        let (eased, s) = match last {
+            Some((prev, eased, s)) if same_timing(prev, row) => (eased, s),
+            _ => {
                 let at = progress(row, row.clock(w_abs));
                 let s = segment::segment(row, w_abs, head.epoch, &at);
+                let s = if fold {
+                    segment::folded(head.loop_type, s)
+                } else {
+                    s
+                };
                 last = Some((row, at.eased, s));
                 (at.eased, s)
             }
@@ -208,23 +175,14 @@ pub(super) fn refresh(
         }
         head.max_r = head.max_r.max(s.r.abs());
     }
-    head.min_hi = min_of(chunk.hi, n);
+    if stale != 0 {
+        head.min_hi = min_of(chunk.hi, n);
+    }
     if head.max_r > max_r {
         head.rebase_at = head.rebase_at.min(head.rebase_limit(index));
     }
     head.same_r = same_r;
     head.same_all = same_all;
-}
-
-/// What [`refresh`] does for one due row.
-#[derive(Clone, Copy)]
-enum Step {
-    /// The next loop's segment and the eased progress it gives.
-    Derived(Segment, f32),
-    /// At the boundary itself: the exact value, the segment kept ([`Next::Early`]).
-    Early,
-    /// The exact path and its segment.
-    Exact,
 }
 
 /// Whether two rows evaluate to the same progress at every world time: equal timing fields

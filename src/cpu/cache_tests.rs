@@ -49,8 +49,8 @@ fn cached_values_follow_the_reference() {
     follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, false);
 }
 
-/// Chunks whose rows loop for ever, forward and back to back (the chunks that derive each
-/// loop's segment from the last and re-base without the exact path), staggered and in
+/// Chunks whose rows loop for ever, forward and back to back (the chunks that fold whole
+/// loops into one segment and re-base without the exact path), staggered and in
 /// bursts, with short loops (hundreds of loop ends per row) over a long run (many re-bases),
 /// every loop type, both delay types (a first-loop delay; an every-loop delay of 0), and
 /// steps from 0 to more than a loop: within the tolerance of the reference at every update.
@@ -130,6 +130,72 @@ fn derived_segments_follow_the_reference() {
     }
 }
 
+/// Chunks that fold whole loops into the hot loop, each with one slope (the benchmark's case:
+/// rows made with the same speed and duration, clocks staggered), every loop type, some with
+/// a first-loop delay; the clocks on a lattice of 1/600 s, so that 60 fps steps land rows
+/// exactly on loop boundaries (the margins' exact path) at many updates; over many loops and
+/// re-bases, in both builds: within the tolerance of the reference at every update. After
+/// the run, the rows hold folded segments (`hi` = +∞) and each chunk shares one `r` (Yoyo's
+/// too, whose backward loops fold into `c`, see `segment::folded`).
+#[test]
+fn folded_chunks_follow_the_reference() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let now = [100.0, 0.0, 5_000.25];
+    let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc];
+    let mut rows = Vec::new();
+    for chunk in 0..40 {
+        let ease = loop {
+            let e = rng.pick(&Ease::ALL);
+            if !circ.contains(&e) {
+                break e;
+            }
+        };
+        let lt = LoopType::ALL[chunk % 4];
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let speed = rng.pick(&[1.0, 1.0, 0.5, 2.0, 3.7]);
+        let duration = rng.pick(&[2.0, 0.5, 1.0, 0.3, 0.05]);
+        let delay = if chunk % 5 == 4 { 0.4 } else { 0.0 };
+        for k in 0..CHUNK {
+            let mut row = MotionRow {
+                speed,
+                duration,
+                delay,
+                loops: -1,
+                flags: pack_flags(
+                    ease,
+                    lt,
+                    DelayType::FirstLoop,
+                    kind,
+                    1 + (rng.next() % 4) as usize,
+                    0,
+                ),
+                ..MotionRow::zeroed()
+            };
+            let clock = ((k * 37 + chunk * 11) % 700) as f64 / 600.0 - 0.2;
+            row.anchor(now[kind as usize], clock);
+            rows.push(row);
+        }
+    }
+    let steps = [1.0 / 60.0; 8]
+        .into_iter()
+        .chain([1.0 / 120.0, 0.0, 0.5])
+        .collect::<Vec<_>>();
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    for with_avx2 in [false, avx2] {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 4000, &steps, with_avx2);
+        for (index, head) in cache.heads.iter().enumerate() {
+            assert!(head.derive && head.state == State::Fast, "chunk {index}");
+            let folded = cache.hi[index].0.iter().filter(|&&h| h == f32::INFINITY);
+            assert!(folded.count() >= CHUNK - 4, "chunk {index}");
+            assert!(head.same_r, "chunk {index}");
+        }
+    }
+}
+
 /// [`evaluate_chunk`] compiled for AVX2.
 ///
 /// # Safety
@@ -144,7 +210,7 @@ unsafe fn evaluate_chunk_avx2(
     now: &[f64; 3],
     p: &mut [f32; CHUNK],
 ) {
-    evaluate_chunk(chunk, index, rows, columns, now, p);
+    evaluate_chunk::<true>(chunk, index, rows, columns, now, p);
 }
 
 /// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
@@ -221,7 +287,7 @@ fn follow_the_reference(
                 continue;
             }
             assert!(!avx2);
-            evaluate_chunk(chunk, index, rows, columns, now, &mut p);
+            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut p);
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;

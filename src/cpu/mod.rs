@@ -181,7 +181,7 @@ unsafe fn evaluate_range(
         return unsafe { evaluate_range_avx2(inputs, outputs, cache, range, now) };
     }
     // SAFETY: per the contract.
-    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) }
+    unsafe { evaluate_range_with::<false>(inputs, outputs, cache, range, now) }
 }
 
 /// [`evaluate_range_with`] compiled for AVX2.
@@ -198,15 +198,17 @@ unsafe fn evaluate_range_avx2(
     now: &[f64; 3],
 ) -> usize {
     // SAFETY: per the contract.
-    unsafe { evaluate_range_with(inputs, outputs, cache, range, now) }
+    unsafe { evaluate_range_with::<true>(inputs, outputs, cache, range, now) }
 }
 
-/// The body of [`evaluate_range`], inlined into each instruction set's version.
+/// The body of [`evaluate_range`], inlined into each instruction set's version; `AVX2` says
+/// which (it lets the hot loops use instructions the baseline lacks, see
+/// `cache::evaluate_chunk`).
 ///
 /// # Safety
 /// As [`evaluate_range`].
 #[inline(always)]
-unsafe fn evaluate_range_with(
+unsafe fn evaluate_range_with<const AVX2: bool>(
     inputs: &Inputs<'_>,
     outputs: [OutPtr; 4],
     cache: CachePtr,
@@ -239,7 +241,7 @@ unsafe fn evaluate_range_with(
         let [o0, o1, o2, o3] = outputs;
         let l = &inputs.lanes;
         let chunk = unsafe { cache.chunk(index) };
-        batch_chunks += usize::from(cache::evaluate_chunk(
+        batch_chunks += usize::from(cache::evaluate_chunk::<AVX2>(
             chunk,
             index,
             &inputs.rows[start..end],

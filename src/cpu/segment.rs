@@ -200,82 +200,50 @@ fn end_of(row: &MotionRow, w: f64, speed: f64, duration: f64, ta: f64, tb: f64) 
     (w >= lo && w < hi).then_some(hi)
 }
 
-/// The margin of [`end_of`] in progress units (`x`) for a segment of slope `r`: both margins
-/// converted with `x = w·r + c`.
-fn margin_x(r: f32) -> f64 {
-    LOOP_MARGIN + TIME_MARGIN * f64::from(r.abs())
-}
+/// [`end_of`]'s margins in progress units (`x`) for a segment of slope `r`, as the folded hot
+/// loop applies them (`super::cache`'s `fold`): `LOOP_MARGIN + TIME_MARGIN·|r|`.
+pub(crate) const LOOP_MARGIN_X: f32 = LOOP_MARGIN as f32;
+/// See [`LOOP_MARGIN_X`].
+pub(crate) const TIME_MARGIN_X: f32 = TIME_MARGIN as f32;
 
-/// What [`next_loop`] found.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) enum Next {
-    /// The next loop's segment, which covers `w`.
-    Segment(Segment),
-    /// `w` is at the boundary, short of the next loop's margin: the exact path for this
-    /// update, and the current segment kept so that a later update derives again.
-    Early,
-    /// Past the next loop's stretch (a step over a loop's end margin or more), or no moving
-    /// segment: the exact path, and its segment.
-    No,
-}
-
-/// The next loop's segment, derived from the current one (`r`, `c`, `off`, a moving segment
-/// of a row whose loops follow each other without a gap: infinite loops, speed > 0, no delay
-/// between loops; the caller checks that), if relative world time `w` lies safely inside it.
-/// Within the margins of the boundary, where the reference's loop index could round either
-/// way, and past the next loop, the row takes the exact path.
+/// A segment for a chunk that folds whole loops into its hot loop (rows that loop for ever,
+/// forward, back to back; the caller checks that; `loop_type` is [`LoopType`]'s
+/// discriminant): a moving segment stays valid past its loop's end (`hi` = +∞; the hot loop
+/// folds `v = w·r + c` into the loop it lands in and sends rows within the margins of a
+/// boundary to the exact path), a constant one keeps its end.
 ///
-/// `loop_type` is [`LoopType`]'s discriminant and `e1` the ease at 1 (Incremental's step).
-/// The next loop's `x` is this loop's less one, folded as [`segment`] folds it: Restart, Flip
-/// and Incremental `c − 1` (Flip toggles `off`, Incremental adds `E(1)` to it); Yoyo's
-/// forward loop `(r, c)` is followed by the backward `(−r, 2 − c)` and a backward one by the
-/// forward `(−r, −c)`. Each derivation rounds `c` once more (half an ulp, < 3e-7 while
-/// `|c| < 8`); a re-base recomputes `c` from the row ([`rebased`]), which bounds the sum to
-/// the loops of one epoch (`PRECISION_SPAN` of them at most); the ends keep [`end_of`]'s
-/// margins in `x`, which cover it many times over.
-///
-/// `inv_r` is `1 / r` in f64 (computed once for a chunk whose rows share `r`).
-#[inline]
-pub(crate) fn next_loop(
-    loop_type: u8,
-    e1: f32,
-    (r, inv_r): (f32, f64),
-    c: f32,
-    off: f32,
-    w: f32,
-) -> Next {
-    if !(r > 0.0 || (loop_type == 3 && r < 0.0)) {
-        return Next::No; // a constant segment, or a backward clock
+/// Restart and Incremental keep `(r, c, off)`: `v` counts loops from the segment's loop `k`
+/// (`off = E(1)·k`). Flip and Yoyo count them from an even loop instead, so that `⌊v⌋`'s
+/// parity alone says whether a loop is mirrored (Flip) or backward (Yoyo), with `r > 0` and
+/// `off` = 0 for every row (no `off` column to read, and rows of one speed and duration
+/// share `r` whatever their loop): Flip's `c + off`, a backward Yoyo segment's `(−r, c)`
+/// unfolded to `(r, 2 − c)`. A constant `c` outside `[0, 1)` would fold differently from how
+/// it was made: none.
+pub(crate) fn folded(loop_type: u8, s: Segment) -> Segment {
+    if s.hi == f32::NEG_INFINITY {
+        return s;
     }
-    let (r2, c2, off2) = match loop_type {
-        3 if r > 0.0 => (-r, 2.0 - c, 0.0),
-        3 => (-r, -c, 0.0),
-        1 => (r, c - 1.0, 1.0 - off),
-        2 => (r, c - 1.0, (f64::from(off) + f64::from(e1)) as f32),
-        _ => (r, c - 1.0, 0.0),
+    if s.r == 0.0 && !(0.0..1.0).contains(&s.c) {
+        return NONE;
+    }
+    let hi = if s.r != 0.0 { f32::INFINITY } else { s.hi };
+    let (r, c, off) = match loop_type {
+        1 => (s.r, s.c + s.off, 0.0),
+        3 if s.r < 0.0 => (-s.r, 2.0 - s.c, 0.0),
+        _ => (s.r, s.c, s.off),
     };
-    let inv_r2 = if r2 == r { inv_r } else { -inv_r };
-    if let Some(s) = ending((r2, inv_r2), c2, off2, w) {
-        return Next::Segment(s);
-    }
-    // How far into the next loop `w` is (the raw phase: a backward loop's `x` runs 1 → 0).
-    let x = f64::from(w) * f64::from(r2) + f64::from(c2);
-    let into = if r2 > 0.0 { x } else { 1.0 - x };
-    if into < margin_x(r2) {
-        Next::Early
-    } else {
-        Next::No
-    }
+    Segment { r, c, hi, off }
 }
 
-/// Row `row`'s moving segment `s` (relative to epoch `from`, a chunk whose rows loop as
-/// [`next_loop`] needs) moved to epoch `to`, if relative world time `w` (from `to`) lies
-/// safely inside it. The loop is the same, so `r` is kept; `c` is recomputed in f64 from the
-/// row, as [`segment`] computes it, with the loop index `k` that the old `c` implies (it is
-/// within a rounding of an integer off the row's loop count), and Incremental's `off` from
-/// `k`, so that re-basing never accumulates the rounding of `r`, `c` and `off` the way
-/// shifting `c` by `(to − from)·r` would. A `k` whose parity disagrees with the segment's
-/// folding (Yoyo's direction, Flip's mirror) is no segment.
+/// Row `row`'s moving folded segment `s` ([`folded`], relative to epoch `from`, of a chunk
+/// whose rows loop as it needs) moved to epoch `to`, as a folded segment of the loop that `to`
+/// lies in (`c` in `[0, 1)`; Flip and Yoyo: of the even loop at or before it, `c` in
+/// `[0, 2)`). `c` is recomputed in f64 from the row, as [`segment`] computes it, with the loop
+/// index `k` that the old `c` implies (it is within a rounding of an integer off the row's
+/// loop count), so that re-basing never accumulates the rounding of `r` and `c` the way
+/// shifting `c` by `(to − from)·r` would; Incremental's offset is `E(1)·k` of the new loop as
+/// the reference forms it. An odd `k` for Flip or Yoyo (a `c` not made by [`folded`]), a stale
+/// `c` or a constant segment is none.
 #[inline]
 pub(crate) fn rebased(
     row: &MotionRow,
@@ -283,10 +251,8 @@ pub(crate) fn rebased(
     s: Segment,
     from: f64,
     to: f64,
-    w: f32,
 ) -> Option<Segment> {
-    let backward = s.r < 0.0;
-    if s.hi == f32::NEG_INFINITY || !(s.r > 0.0 || (loop_type == 3 && backward)) {
+    if s.hi == f32::NEG_INFINITY || s.r <= 0.0 || s.r.is_nan() {
         return None; // no segment, or a constant one
     }
     let speed = f64::from(row.speed);
@@ -298,47 +264,38 @@ pub(crate) fn rebased(
         f64::from(row.delay)
     };
     let base = row.base();
-    // Yoyo's backward loops are folded: `c = 1 − c_raw`.
-    let unfold = |c: f64| if backward { 1.0 - c } else { c };
     let loops_from = ((from - base) * speed - lead) * inv_duration;
-    let k_raw = loops_from - unfold(f64::from(s.c));
+    let k_raw = loops_from - f64::from(s.c);
     // (|k_raw| < 2⁵¹: exact.)
     let k = super::batch::round_fast(k_raw);
-    // A `c` that is not the row's (a stale one) or a parity that disagrees: the exact path.
+    // Flip and Yoyo count from an even loop.
+    let step = if matches!(loop_type, 1 | 3) { 2.0 } else { 1.0 };
     let odd = (k as i64) & 1 == 1;
-    let parity_agrees = match loop_type {
-        1 => odd == (s.off != 0.0),
-        3 => odd == backward,
-        _ => true,
-    };
-    if (k_raw - k).abs() > 1e-3 || k < 0.0 || !parity_agrees {
+    if (k_raw - k).abs() > 1e-3 || k < 0.0 || (step == 2.0 && odd) {
         return None;
     }
-    let c = unfold(((to - base) * speed - lead) * inv_duration - k);
-    // Incremental's offset from `k` as the reference forms it (`E(1)·k`, `k` saturated to
-    // u32), not the sum that loop ends built up.
+    // The phase at `to` counted from loop `k`, then from the loop (an even one for Flip and
+    // Yoyo) it lies in.
+    let phase = ((to - base) * speed - lead) * inv_duration - k;
+    let whole = super::batch::round_fast(phase / step);
+    let whole = step
+        * if whole * step > phase {
+            whole - 1.0
+        } else {
+            whole
+        };
+    let k = k + whole;
     let off = if loop_type == 2 {
         row.ease().evaluate(1.0) * (k as u32) as f32
     } else {
-        s.off
+        0.0
     };
-    ending((s.r, 1.0 / f64::from(s.r)), c as f32, off, w)
-}
-
-/// The segment `(r, c, off)` with its end where `x` reaches the far margin, if `w` lies inside
-/// its stretch `[m, 1 − m]` of `x` (the rounding down keeps `hi` inside; a product with
-/// `inv_r = 1/r` instead of the quotient moves it by ~1e-16 relative, far inside the margin).
-#[inline]
-fn ending((r, inv_r): (f32, f64), c: f32, off: f32, w: f32) -> Option<Segment> {
-    let m = margin_x(r);
-    let (r64, c64) = (f64::from(r), f64::from(c));
-    let x = f64::from(w) * r64 + c64;
-    if !(x >= m && x <= 1.0 - m) {
-        return None;
-    }
-    let target = if r > 0.0 { 1.0 - m } else { m };
-    let hi = f32_down((target - c64) * inv_r);
-    (w < hi).then_some(Segment { r, c, hi, off })
+    Some(Segment {
+        r: s.r,
+        c: (phase - whole) as f32,
+        hi: f32::INFINITY,
+        off,
+    })
 }
 
 #[cfg(test)]
@@ -407,81 +364,6 @@ mod tests {
                         w += 0.037;
                     }
                     assert!(segments > 100, "{lt:?} {dt:?} {speed}: {segments}");
-                }
-            }
-        }
-    }
-
-    /// Walks rows that loop for ever, forward and back to back, through hundreds of loop
-    /// ends, deriving each loop's segment from the last ([`next_loop`]) and re-basing now and
-    /// then ([`rebased`]) without going back to the reference: every prediction within
-    /// tolerance of the reference, and a derivation at nearly every loop end.
-    #[test]
-    fn derived_segments_predict_the_reference() {
-        for lt in LoopType::ALL {
-            for (dt, delay) in [(DelayType::FirstLoop, 0.5f32), (DelayType::EveryLoop, 0.0)] {
-                for speed in [1.0f32, 0.5, 3.7] {
-                    let r = row(speed, delay, -1, lt, dt);
-                    let e1 = r.ease().evaluate(1.0);
-                    let mut epoch = 11.0;
-                    // Start inside the second loop, from the reference.
-                    let mut w = 10.0 + f64::from(delay + 2.5) / f64::from(speed);
-                    let mut s = segment(&r, w, epoch, &progress(&r, r.clock(w)));
-                    assert!(s.hi > f32::NEG_INFINITY);
-                    let (mut derived, mut ends, mut dropped) = (0, 0, 0);
-                    while w < 400.0 {
-                        w += 0.013;
-                        if w - epoch > 6.0 {
-                            // A re-base: the same loop, `c` from the row.
-                            let to = w - 0.005;
-                            let kept = rebased(&r, lt as u8, s, epoch, to, (w - to) as f32);
-                            epoch = to;
-                            // Only next to a loop's end (within its margins) does a re-base
-                            // drop the segment: the reference then.
-                            s = kept.unwrap_or_else(|| {
-                                dropped += 1;
-                                segment(&r, w, epoch, &progress(&r, r.clock(w)))
-                            });
-                            if s.hi == f32::NEG_INFINITY {
-                                continue;
-                            }
-                        }
-                        let rel = (w - epoch) as f32;
-                        if rel >= s.hi {
-                            ends += 1;
-                            match next_loop(
-                                lt as u8,
-                                e1,
-                                (s.r, 1.0 / f64::from(s.r)),
-                                s.c,
-                                s.off,
-                                rel,
-                            ) {
-                                Next::Segment(next) => {
-                                    derived += 1;
-                                    s = next;
-                                }
-                                // At the boundary itself (this walk's 0.013 s steps
-                                // land on some): the exact path, derived a step later.
-                                Next::Early => {
-                                    ends -= 1;
-                                    continue;
-                                }
-                                Next::No => panic!("{lt:?} {dt:?} {speed}: no next loop at {w}"),
-                            }
-                        }
-                        let want = progress(&r, r.clock(w)).eased;
-                        let got = predicted(&r, &s, rel);
-                        assert!(
-                            (got - want).abs() < 1e-5 * want.abs().max(1.0),
-                            "{lt:?} {dt:?} speed {speed} w {w}: {got} vs {want}"
-                        );
-                    }
-                    assert!(
-                        derived > 50 && derived * 10 > ends * 9,
-                        "{derived} of {ends}"
-                    );
-                    assert!(dropped < 5, "{dropped} re-bases dropped the segment");
                 }
             }
         }
