@@ -116,12 +116,7 @@ fn derived_segments_follow_the_reference() {
         0.1,
         0.75,
     ];
-    // Compiled for the baseline, and for AVX2 as the executor runs it where it can.
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    let avx2 = false;
-    for with_avx2 in [false, avx2] {
+    for with_avx2 in builds() {
         let (mut rows, mut now) = (rows.clone(), now);
         let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 6000, &steps, with_avx2);
         for (index, &gapless) in gapless.iter().enumerate() {
@@ -180,11 +175,7 @@ fn folded_chunks_follow_the_reference() {
         .into_iter()
         .chain([1.0 / 120.0, 0.0, 0.5])
         .collect::<Vec<_>>();
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    let avx2 = false;
-    for with_avx2 in [false, avx2] {
+    for with_avx2 in builds() {
         let (mut rows, mut now) = (rows.clone(), now);
         let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 4000, &steps, with_avx2);
         for (index, head) in cache.heads.iter().enumerate() {
@@ -194,6 +185,16 @@ fn folded_chunks_follow_the_reference() {
             assert!(head.same_r, "chunk {index}");
         }
     }
+}
+
+/// The builds to check: the baseline, and AVX2 as the executor runs it where it can (the
+/// baseline twice elsewhere).
+fn builds() -> [bool; 2] {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    [false, avx2]
 }
 
 /// [`evaluate_chunk`] compiled for AVX2.
