@@ -3,10 +3,11 @@
 //! `v = w·r + c`, made for one loop, serves every later loop of the epoch. `v` is folded into
 //! the loop it lands in (`x = v − ⌊v⌋`, Yoyo's a triangle wave of `v`) and `⌊v⌋` gives the
 //! loops since the segment's first (Flip's mirror, Incremental's offset; see
-//! [`segment::folded`](super::segment::folded)), so a loop end costs nothing. Rows within the margins of a boundary (`x` within `segment::LOOP_MARGIN_X +
-//! segment::TIME_MARGIN_X·|r|` of 0 or 1, where the reference's loop index could round either
-//! way) take the exact path for that update and keep their segment. A child of [`super`] (a
-//! file of its own: `cache.rs` is long), so it shares the cache's private state.
+//! [`segment::folded`](super::segment::folded)), so a loop end costs nothing. Rows within the
+//! margins of a boundary (`x` within `segment::LOOP_MARGIN_X + segment::TIME_MARGIN_X·|r|` of
+//! 0 or 1, where the reference's loop index could round either way) take the exact path for
+//! that update and keep their segment. A child of [`super`] (a file of its own: `cache.rs` is
+//! long), so it shares the cache's private state.
 //!
 //! Precision is as with a segment per loop: within an epoch `w·r` stays below
 //! `1.5·PRECISION_SPAN` and `c` within `[−1.5·PRECISION_SPAN, 2]`, so `|v| < 8` carries an
