@@ -20,6 +20,11 @@ impl Exec {
     pub fn name(&self) -> &'static str {
         match self {
             Exec::Cpu => "cpu",
+            Exec::Gpu(ctx)
+                if ctx.device().limits().max_storage_buffer_binding_size <= PAGED_BINDING =>
+            {
+                "gpu-paged"
+            }
             Exec::Gpu(ctx) if has_int64(ctx) => "gpu",
             Exec::Gpu(_) => "gpu-32bit",
         }
@@ -164,9 +169,32 @@ pub fn read_buffer(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Vec<f32> {
     data
 }
 
+/// Storage bindings of [`gpu_paged`]'s device: pages of 256 rows (32 bytes a row), room for
+/// 512 CPU-bound motions' readback (16 bytes each).
+pub const PAGED_BINDING: u64 = 8 * 1024;
+
+/// A context on a second device of the shared context's adapter whose storage bindings are
+/// [`PAGED_BINDING`] bytes, so that worlds of more than 256 motions span pages of the GPU
+/// table (`src/gpu/table.rs`). `None` without an adapter.
+pub fn gpu_paged() -> Option<GpuContext> {
+    static CONTEXT: OnceLock<Option<GpuContext>> = OnceLock::new();
+    CONTEXT
+        .get_or_init(|| {
+            own_device(
+                "tests with paged tables",
+                |_| wgpu::Limits {
+                    max_storage_buffer_binding_size: PAGED_BINDING,
+                    ..wgpu::Limits::default()
+                },
+                |offered| offered & wgpu::Features::SHADER_INT64,
+            )
+        })
+        .clone()
+}
+
 /// Executors a test should run, from `WGPU_TWEEN_EXECUTOR` (`cpu`, `gpu`, `all`; default all
-/// available). `gpu` is the shared context and, where its device reads rows as 64-bit words,
-/// [`gpu_32bit`] as well.
+/// available). `gpu` is the shared context, [`gpu_paged`] and, where the shared device reads
+/// rows as 64-bit words, [`gpu_32bit`] as well.
 pub fn executors() -> Vec<Exec> {
     let choice = std::env::var("WGPU_TWEEN_EXECUTOR").unwrap_or_default();
     let want_cpu = matches!(choice.as_str(), "" | "all" | "cpu");
@@ -185,6 +213,10 @@ pub fn executors() -> Vec<Exec> {
                 out.push(Exec::Gpu(Box::new(ctx)));
                 // The 32-bit read path too, where the shared device takes the 64-bit one.
                 if let Some(ctx) = gpu_32bit() {
+                    out.push(Exec::Gpu(Box::new(ctx)));
+                }
+                // And a table split into pages of 256 rows.
+                if let Some(ctx) = gpu_paged() {
                     out.push(Exec::Gpu(Box::new(ctx)));
                 }
             }
