@@ -10,8 +10,8 @@
 //! walking its ancestors' rows, which may sit in other pages than the one it binds. So on
 //! such a table each child's row goes up every update *frozen* at its clock (speed 0, the
 //! clock as its base, no child flag), computed by the world (`FrameInput::children`); that
-//! costs O(children) per update on the CPU and 96 bytes of upload per child (op, row, lane pairs, parameters), only past
-//! one page. Back on one page the real rows return.
+//! costs O(children) per update on the CPU and 96 bytes of upload per child (op, row, lane
+//! pairs, parameters), only past one page. Back on one page the real rows return.
 
 use bytemuck::Zeroable;
 
