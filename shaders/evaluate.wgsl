@@ -11,6 +11,17 @@
 @group(0) @binding(3) var<storage, read_write> outputs: array<f32>;
 // The parameter lanes of row i (parametric ease, punch and shake settings).
 @group(0) @binding(4) var<storage, read> params: array<vec4<f32>>;
+// Paged tables (src/gpu/table.rs): the value of every row of the table (lane 0 of its
+// output) by its index in the whole table, copied from each page's outputs; a sequence's
+// value is its children's clock. A placeholder on a table of one page.
+@group(0) @binding(6) var<storage, read> sequence_values: array<f32>;
+
+// `frame.child_mode` (keep in sync with `CHILD_*` in src/gpu/layout.rs): a table of one page
+// walks a child's ancestors' rows; a paged table's main pass skips children, and its child
+// rounds (one per level of nesting) evaluate only children, each from its parent's value.
+const CHILD_WALK: u32 = 0u;
+const CHILD_SKIP: u32 = 1u;
+const CHILD_FROM_VALUES: u32 = 2u;
 
 const WORKGROUP_SIZE: u32 = 256u;
 
@@ -145,9 +156,18 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     opaque_zero = frame.opaque_zero;
     let row = load_row(i);
     let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
+    let child = HAS_CHILD && (row.flags & FLAG_CHILD) != 0u;
+    if (frame.child_mode == CHILD_SKIP && child)
+        || (frame.child_mode == CHILD_FROM_VALUES && !child) {
+        return;
+    }
     var clock: vec2<f32>;
-    if HAS_CHILD && (row.flags & FLAG_CHILD) != 0u {
+    if child && frame.child_mode == CHILD_WALK {
         clock = child_clock(i);
+    } else if child {
+        // The parent's value, as `child_clock` forms it, evaluated by the parent's own
+        // invocation (an earlier pass or round) and copied here.
+        clock = two_sum(sequence_values[bitcast<u32>(row.base_lo)], -row.base_hi);
     } else {
         clock = motion_clock(row, world_time(kind));
     }

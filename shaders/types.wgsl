@@ -34,6 +34,11 @@ struct Frame {
     groups_x: u32,
     // Always 0: see `opaque` in evaluate.wgsl.
     opaque_zero: u32,
+    // How sequence children get their clocks (CHILD_* in evaluate.wgsl).
+    child_mode: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 const FLAG_LOOP_TYPE_SHIFT: u32 = 8u;

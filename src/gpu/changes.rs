@@ -5,22 +5,14 @@
 //! dispatch params slots (moves, uploads), the ops, then the staged rows, lane pairs and
 //! parameter lanes. A move between pages cannot be a copy within one binding, so it becomes
 //! an upload of the moved row, which the CPU holds (its rows are the whole truth).
-//!
-//! Sequence children on a table of several pages: the evaluate pass finds a child's clock by
-//! walking its ancestors' rows, which may sit in other pages than the one it binds. So on
-//! such a table each child's row goes up every update *frozen* at its clock (speed 0, the
-//! clock as its base, no child flag), computed by the world (`FrameInput::children`); that
-//! costs O(children) per update on the CPU and 96 bytes of upload per child (op, row, lane
-//! pairs, parameters), only past one page. Back on one page the real rows return.
 
 use bytemuck::Zeroable;
 
 use super::context::GpuError;
-use super::executor::{align, put, range, whole, FrameInput, GpuExecutor, SMALL_GROUP};
-use super::layout::{fold_dispatch, split_f64, ApplyParams, RowOp};
+use super::executor::{align, put, range, whole, GpuExecutor, SMALL_GROUP};
+use super::layout::{fold_dispatch, ApplyParams, RowOp};
 use super::table::CHANGE_HEADER_BYTES;
 use super::variants::Features;
-use crate::row::{MotionRow, FLAG_CHILD};
 use crate::world::rows::Rows;
 
 /// Offsets of the two dispatch params in a page's staging (uniform offsets: 256-aligned).
@@ -28,14 +20,11 @@ const MOVES_PARAMS: u64 = 0;
 const UPLOADS_PARAMS: u64 = 256;
 
 impl GpuExecutor {
-    /// Takes the frame's changes from the rows' mirror log into `moves` and `uploads` (and
-    /// `frozen`, for the children of a table of several pages), and adds the kinds of the
-    /// rows going up to `features`. `paged`: whether the table evaluated this update has
-    /// more than one page.
-    pub(super) fn collect_changes(&mut self, rows: &mut Rows, input: &FrameInput<'_>, paged: bool) {
+    /// Takes the frame's changes from the rows' mirror log into `moves` and `uploads`, and
+    /// adds the kinds of the rows going up to `features`.
+    pub(super) fn collect_changes(&mut self, rows: &mut Rows) {
         self.moves.clear();
         self.uploads.clear();
-        self.frozen.clear();
         if let Some(log) = &mut rows.mirror {
             log.drain(rows.rows.len(), &mut self.moves, &mut self.uploads);
         }
@@ -48,33 +37,6 @@ impl GpuExecutor {
             }
             same_page
         });
-        if paged || self.children_frozen {
-            // Every child goes up below, frozen or real; never twice.
-            self.uploads
-                .retain(|&r| rows.rows.get(r as usize).is_some_and(|row| !row.is_child()));
-        }
-        if paged {
-            for &(r, clock) in input.children {
-                let Some(&row) = rows.rows.get(r as usize) else {
-                    continue;
-                };
-                let [base_hi, base_lo] = split_f64(clock);
-                self.frozen.push((
-                    r,
-                    MotionRow {
-                        base_hi,
-                        base_lo,
-                        speed: 0.0,
-                        flags: row.flags & !FLAG_CHILD,
-                        ..row
-                    },
-                ));
-            }
-            self.children_frozen = !self.frozen.is_empty();
-        } else if self.children_frozen {
-            self.uploads.extend(input.children.iter().map(|&(r, _)| r));
-            self.children_frozen = false;
-        }
         if rows.rows.is_empty() {
             self.features = Features::default();
         }
@@ -83,14 +45,11 @@ impl GpuExecutor {
                 self.features = self.features.union(Features::of(row));
             }
         }
-        for (_, row) in &self.frozen {
-            self.features = self.features.union(Features::of(row));
-        }
     }
 
     /// Whether the frame has changes to apply.
     pub(super) fn has_changes(&self) -> bool {
-        !(self.moves.is_empty() && self.uploads.is_empty() && self.frozen.is_empty())
+        !(self.moves.is_empty() && self.uploads.is_empty())
     }
 
     /// Uploads the frame's changes and records the apply pass, page by page (moves, then
@@ -117,9 +76,7 @@ impl GpuExecutor {
         let base = page * page_rows;
         let in_page = |row: u32| row / page_rows == page;
         let move_count = self.moves.iter().filter(|m| in_page(m[0])).count() as u32;
-        let upload_count = (self.uploads.iter().filter(|&&r| in_page(r)).count()
-            + self.frozen.iter().filter(|f| in_page(f.0)).count())
-            as u32;
+        let upload_count = self.uploads.iter().filter(|&&r| in_page(r)).count() as u32;
         if move_count + upload_count == 0 {
             return Ok(());
         }
@@ -170,13 +127,9 @@ impl GpuExecutor {
         for &[dst, src] in self.moves.iter().filter(|m| in_page(m[0])) {
             op(&mut self.bytes, dst, src - base, 0);
         }
-        let staged_rows = self
-            .uploads
-            .iter()
-            .filter(|&&r| in_page(r))
-            .map(|&r| (r, rows.rows[r as usize]))
-            .chain(self.frozen.iter().filter(|f| in_page(f.0)).copied());
-        for (staged, (dst, row)) in staged_rows.enumerate() {
+        let staged_rows = self.uploads.iter().filter(|&&r| in_page(r));
+        for (staged, &dst) in staged_rows.enumerate() {
+            let row = rows.rows[dst as usize];
             op(&mut self.bytes, dst, staged as u32, 1);
             let staged = staged as u64;
             put(&mut self.bytes, rows_offset + staged * 32, &row);

@@ -14,7 +14,9 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::context::{GpuContext, GpuError};
-use super::layout::{fold_dispatch, split3_f64, GatherParams, GpuFrame};
+use super::layout::{
+    fold_dispatch, split3_f64, GatherParams, GpuFrame, CHILD_FROM_VALUES, CHILD_SKIP, CHILD_WALK,
+};
 use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, MAPPED, RING};
 use super::table::{page_rows, Table};
@@ -28,31 +30,36 @@ use crate::world::rows::Rows;
 /// Uniform and storage offsets must be multiples of this (the WebGPU maximum of the limits).
 const ALIGN: u64 = 256;
 
-const EVALUATE_GROUP: u32 = 256;
+pub(super) const EVALUATE_GROUP: u32 = 256;
 pub(super) const SMALL_GROUP: u32 = 64;
 
 pub(super) fn align(x: u64) -> u64 {
     x.div_ceil(ALIGN) * ALIGN
 }
 
-/// The frame header's layout for `pages` page slots: each page's evaluate `Frame`, then each
-/// page's `GatherParams` (256 bytes apart, uniform offsets), then the gather list.
+/// The frame header's layout for `pages` page slots: each page's evaluate `Frame` for the
+/// main pass, then for the child rounds of a paged table, then each page's `GatherParams`
+/// (256 bytes apart, uniform offsets), then the gather list.
 #[derive(Clone, Copy)]
 pub(super) struct HeaderLayout {
     pages: u32,
 }
 
 impl HeaderLayout {
-    fn frame(self, page: usize) -> u64 {
+    pub(super) fn frame(self, page: usize) -> u64 {
         page as u64 * ALIGN
     }
 
-    pub(super) fn gather(self, page: usize) -> u64 {
+    pub(super) fn child_frame(self, page: usize) -> u64 {
         (u64::from(self.pages) + page as u64) * ALIGN
     }
 
+    pub(super) fn gather(self, page: usize) -> u64 {
+        (2 * u64::from(self.pages) + page as u64) * ALIGN
+    }
+
     pub(super) fn list(self) -> u64 {
-        2 * u64::from(self.pages) * ALIGN
+        3 * u64::from(self.pages) * ALIGN
     }
 }
 
@@ -80,14 +87,11 @@ pub(crate) struct GpuExecutor {
     max_buffer: u64,
     /// Most rows of a page of the table (`table::page_rows`).
     pub(super) page_rows: u32,
-    /// Whether the table holds sequence children frozen at a clock (`changes.rs`).
-    pub(super) children_frozen: bool,
     /// Rises whenever the table is replaced (target bind groups made for it are stale).
     pub(super) table_generation: u64,
     // Scratch reused every frame.
     pub(super) moves: Vec<[u32; 2]>,
     pub(super) uploads: Vec<u32>,
-    pub(super) frozen: Vec<(u32, MotionRow)>,
     pub(super) bytes: Vec<u8>,
     /// The curve key buffer (binding 5 of the evaluate pass) and its key capacity.
     pub(super) curve_keys: Option<wgpu::Buffer>,
@@ -102,7 +106,7 @@ pub(crate) struct GpuExecutor {
     pub(super) features: Features,
     /// Whether the evaluate pass is compiled per [`Features`] (see
     /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
-    specialize: bool,
+    pub(super) specialize: bool,
 }
 
 /// What the world hands the executor for one update.
@@ -111,9 +115,10 @@ pub(crate) struct FrameInput<'a> {
     /// Rows with a CPU bind (to read back), and their `(slot, version)`.
     pub bound_rows: &'a [u32],
     pub bound_motions: &'a [[u32; 2]],
-    /// The rows of every sequence child and their clocks now, when
-    /// [`GpuExecutor::may_page`] says the table may span pages (empty otherwise).
-    pub children: &'a [(u32, f64)],
+    /// The deepest nesting of the live sequences (1 for a sequence of plain motions, 0
+    /// without sequences), when [`GpuExecutor::may_page`] says the table may span pages:
+    /// a paged table evaluates children in one round per level.
+    pub sequence_depth: u32,
 }
 
 impl GpuExecutor {
@@ -130,7 +135,6 @@ impl GpuExecutor {
             max_binding,
             max_buffer: limits.max_buffer_size,
             page_rows: page_rows(max_binding, limits.max_buffer_size),
-            children_frozen: false,
             ctx,
             pipelines,
             table: None,
@@ -147,7 +151,6 @@ impl GpuExecutor {
             table_generation: 0,
             moves: Vec::new(),
             uploads: Vec::new(),
-            frozen: Vec::new(),
             bytes: Vec::new(),
             curve_keys: None,
             curve_capacity: 0,
@@ -316,7 +319,7 @@ impl GpuExecutor {
         let paged = shrink.unwrap_or(table.capacity) > self.page_rows;
 
         // 2. Changes: moves first (an upload may land on a row a move reads), then uploads.
-        self.collect_changes(rows, input, paged);
+        self.collect_changes(rows);
         if self.has_changes() {
             self.record_changes(rows, &mut encoder)?;
         }
@@ -348,6 +351,12 @@ impl GpuExecutor {
                 lane_stride: stride,
                 groups_x: fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis).0,
                 opaque_zero: 0,
+                child_mode: if paged { CHILD_SKIP } else { CHILD_WALK },
+                ..GpuFrame::default()
+            };
+            let child_frame = GpuFrame {
+                child_mode: CHILD_FROM_VALUES,
+                ..frame
             };
             let gather = GatherParams {
                 count: gather_count,
@@ -358,6 +367,7 @@ impl GpuExecutor {
                 ..GatherParams::default()
             };
             put(&mut self.bytes, layout.frame(p), &frame);
+            put(&mut self.bytes, layout.child_frame(p), &child_frame);
             put(&mut self.bytes, layout.gather(p), &gather);
         }
         self.bytes[layout.list() as usize..]
@@ -373,32 +383,8 @@ impl GpuExecutor {
         // Curve keys: the buffer sized to the key table, changed ranges uploaded.
         self.sync_curve_keys(rows, &mut encoder)?;
 
-        // 4. Evaluate, page by page.
-        self.make_evaluate_groups(layout)?;
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-tween evaluate"),
-                timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
-            });
-            let features = if self.specialize {
-                self.features
-            } else {
-                Features::ALL
-            };
-            pass.set_pipeline(self.pipelines.evaluate(&device, features));
-            for ((_, count, _), group) in
-                page_spans(self.table.as_ref(), self.page_rows, len).zip(&self.evaluate_groups)
-            {
-                if count > 0 {
-                    pass.set_bind_group(0, group, &[]);
-                    let (x, y) = fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis);
-                    pass.dispatch_workgroups(x, y, 1);
-                }
-            }
-        }
-        if let Some(timer) = &self.timer {
-            timer.resolve(&mut encoder);
-        }
+        // 4. Evaluate, page by page (and a paged table's sequence children in rounds).
+        self.record_evaluate(&mut encoder, len, input.sequence_depth, layout)?;
         let table = self
             .table
             .as_ref()
@@ -433,42 +419,6 @@ impl GpuExecutor {
             table.len = len;
         }
         Ok(staging_index)
-    }
-
-    /// Makes the evaluate pass's bind group of every page, if stale.
-    fn make_evaluate_groups(&mut self, layout: HeaderLayout) -> Result<(), GpuError> {
-        let (Some(table), Some(curve_keys)) = (&self.table, &self.curve_keys) else {
-            return Err(GpuError::Validation("no table or curve key buffer".into()));
-        };
-        if self.evaluate_groups.len() == table.pages.len() {
-            return Ok(());
-        }
-        let device = self.ctx.device();
-        self.evaluate_groups = table
-            .pages
-            .iter()
-            .enumerate()
-            .map(|(p, page)| {
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("wgpu-tween evaluate"),
-                    layout: &self.pipelines.evaluate_layout,
-                    entries: &[
-                        range(
-                            0,
-                            &self.header,
-                            layout.frame(p),
-                            size_of::<GpuFrame>() as u64,
-                        ),
-                        whole(1, &page.rows),
-                        whole(2, &page.lanes),
-                        whole(3, &page.outputs),
-                        whole(4, &page.params),
-                        whole(5, curve_keys),
-                    ],
-                })
-            })
-            .collect();
-        Ok(())
     }
 
     /// Gives the header at least `pages` page slots.

@@ -25,7 +25,25 @@ pub struct GpuFrame {
     /// arithmetic, so that no shader compiler can prove `(a + b) − a == b` and fold the error
     /// terms away (Mesa does, without it).
     pub opaque_zero: u32,
+    /// How sequence children get their clocks: [`CHILD_WALK`], [`CHILD_SKIP`] or
+    /// [`CHILD_FROM_VALUES`].
+    pub child_mode: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
+    /// Padding.
+    pub _pad2: u32,
 }
+
+/// [`GpuFrame::child_mode`] of a table of one page: a child walks its ancestors' rows.
+pub const CHILD_WALK: u32 = 0;
+/// [`GpuFrame::child_mode`] of a paged table's main pass: children are left for later rounds
+/// (their ancestors may sit in other pages).
+pub const CHILD_SKIP: u32 = 1;
+/// [`GpuFrame::child_mode`] of a paged table's child rounds: only children, each clocked by
+/// its parent's value from the sequence-values buffer.
+pub const CHILD_FROM_VALUES: u32 = 2;
 
 /// `RowOp` in `shaders/apply.wgsl`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]

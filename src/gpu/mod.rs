@@ -10,6 +10,7 @@
 mod changes;
 mod context;
 mod curve_keys;
+mod evaluate;
 pub(crate) mod executor;
 pub mod layout;
 mod pipelines;

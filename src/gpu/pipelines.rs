@@ -128,8 +128,8 @@ impl Pipelines {
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            // 5: the curve key table.
-            &[Uniform, Read, Read, ReadWrite, Read, Read],
+            // 5: the curve key table; 6: the sequence values of a paged table.
+            &[Uniform, Read, Read, ReadWrite, Read, Read, Read],
         );
         let apply_layout = layout(
             device,

@@ -201,7 +201,11 @@ mod tests {
                 row_count,
                 lane_stride,
                 groups_x,
-                opaque_zero
+                opaque_zero,
+                child_mode,
+                _pad0,
+                _pad1,
+                _pad2
             ]
         );
         let apply = parse(&APPLY_MODULE);

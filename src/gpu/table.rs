@@ -41,6 +41,10 @@ pub(crate) struct Page {
 /// The mirrored rows.
 pub(super) struct Table {
     pub(super) pages: Vec<Page>,
+    /// Past one page: one f32 per row of the table, the rows' values (lane 0 of the outputs)
+    /// copied from every page, which sequence children read their parents' values from (see
+    /// `GpuExecutor::record_evaluate`). A placeholder of 256 bytes on one page.
+    pub(super) sequence_values: wgpu::Buffer,
     /// Rows of all pages together (a power of two).
     pub(super) capacity: u32,
     /// Rows the GPU holds valid content for.
@@ -63,11 +67,10 @@ impl GpuExecutor {
         MIN_ROWS.min(self.page_rows)
     }
 
-    /// Whether the table after an update of `len` rows spans more than one page, before any
-    /// shrink that update may do (the world then supplies the children's rows, see
-    /// `GpuExecutor::freeze_children`).
+    /// Whether the table after an update of `len` rows may span more than one page (the
+    /// world then supplies the depth of its sequences, `FrameInput::sequence_depth`).
     pub fn may_page(&self, len: u32) -> bool {
-        self.children_frozen || self.capacity().max(len) > self.page_rows
+        self.capacity().max(len) > self.page_rows
     }
 
     /// Grows the table (to the next power of two, by GPU copy) if `len` rows do not fit.
@@ -146,8 +149,21 @@ impl GpuExecutor {
         while pages.len() < page_count {
             pages.push(self.create_page(page_capacity, 0)?);
         }
+        let values_bytes = if page_count > 1 {
+            u64::from(wanted) * 4
+        } else {
+            256
+        };
+        self.check_size("sequence values", values_bytes)?;
+        let sequence_values = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-tween sequence values"),
+            size: values_bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         self.table = Some(Table {
             pages,
+            sequence_values,
             capacity: wanted,
             len: keep,
         });

@@ -50,6 +50,12 @@ impl Features {
     /// Every kind: the variant that can evaluate any row.
     pub const ALL: Self = Self(COUNT as u32 - 1);
 
+    /// Whether the set includes sequence children.
+    #[must_use]
+    pub const fn has_children(self) -> bool {
+        self.0 & CHILD != 0
+    }
+
     /// The kinds `row` needs.
     #[must_use]
     pub fn of(row: &MotionRow) -> Self {

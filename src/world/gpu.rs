@@ -161,11 +161,11 @@ impl MotionWorld {
     pub(super) fn evaluate_rows(&mut self) {
         if self.use_gpu {
             let len = self.rows.len() as u32;
-            if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
-                self.collect_child_clocks();
+            let sequence_depth = if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
+                self.sequence_depth()
             } else {
-                self.child_clocks.clear();
-            }
+                0
+            };
             if let Some(gpu) = self.gpu.as_deref_mut() {
                 self.bound_rows.clear();
                 self.bound_motions.clear();
@@ -179,7 +179,7 @@ impl MotionWorld {
                     now: &self.clocks.now,
                     bound_rows: &self.bound_rows,
                     bound_motions: &self.bound_motions,
-                    children: &self.child_clocks,
+                    sequence_depth,
                 };
                 let slots = &self.slots;
                 match gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {

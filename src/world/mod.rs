@@ -124,8 +124,6 @@ pub struct MotionWorld {
     visiting: bool,
     bound_rows: Vec<u32>,
     bound_motions: Vec<[u32; 2]>,
-    /// Scratch: sequence children's rows and clocks for a paged GPU table.
-    child_clocks: Vec<(u32, f64)>,
     errors: Vec<CallbackError>,
     errors_dropped: u64,
     /// Live sequences by slot.
@@ -168,7 +166,6 @@ impl MotionWorld {
             visiting: false,
             bound_rows: Vec::new(),
             bound_motions: Vec::new(),
-            child_clocks: Vec::new(),
             errors: Vec::new(),
             errors_dropped: 0,
             sequences: std::collections::HashMap::new(),

@@ -289,19 +289,15 @@ impl MotionWorld {
         }
     }
 
-    /// Every live child's row and clock now into `child_clocks`, for a GPU table of several
-    /// pages (see `FrameInput::children`). O(children of live sequences).
-    pub(super) fn collect_child_clocks(&mut self) {
-        let now = self.clocks.now;
-        self.child_clocks.clear();
-        for data in self.sequences.values() {
-            for child in &data.children {
-                if let Some(entry) = self.slots.get(child.slot, child.version) {
-                    let clock = clock_at(&self.rows, entry.row, &now);
-                    self.child_clocks.push((entry.row, clock));
-                }
-            }
-        }
+    /// The deepest nesting of the live sequences: 1 for a sequence of plain motions, 0
+    /// without sequences (for a paged GPU table, see `FrameInput::sequence_depth`).
+    /// O(sequences).
+    pub(super) fn sequence_depth(&self) -> u32 {
+        self.sequences
+            .values()
+            .map(|s| s.height as u32)
+            .max()
+            .unwrap_or(0)
     }
 
     /// A copy of a sequence's children (empty for other motions); for the rare paths
