@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use wgpu_tween::gpu::{GpuContext, ReadbackMode};
-use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 /// A motion under test: its handle, the cell its bind writes (f32 bits) and its span.
 struct Probe {
@@ -32,8 +32,7 @@ struct Rig {
 
 impl Rig {
     fn new(ctx: GpuContext, check_values: bool) -> Self {
-        let mut world = MotionWorld::with_gpu(ctx).expect("GPU world");
-        world.set_executor(Executor::Gpu).expect("GPU executor");
+        let world = common::Exec::Gpu(Box::new(ctx)).world();
         Self {
             world,
             probes: Vec::new(),
@@ -70,13 +69,7 @@ impl Rig {
     }
 
     fn update(&mut self, dt: f64, what: &str) {
-        self.world.update(dt).expect("update");
-        assert_eq!(self.world.take_gpu_error(), None, "{what}: GPU error");
-        assert_eq!(
-            self.world.active_executor(),
-            Executor::Gpu,
-            "{what}: left the GPU"
-        );
+        common::update_on_gpu(&mut self.world, dt, what);
         self.probes.retain(|p| self.world.is_active(p.handle));
     }
 

@@ -13,9 +13,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec4};
 use wgpu_tween::gpu::{GpuContext, GpuTarget};
-use wgpu_tween::{
-    Animatable, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld, Sequence,
-};
+use wgpu_tween::{Animatable, Ease, LoopType, Motion, MotionHandle, MotionWorld, Sequence};
 
 /// The small binding limit, and the page it gives (`table::page_rows`: 64 KiB / 32 bytes).
 const BINDING: u64 = 64 * 1024;
@@ -80,8 +78,7 @@ struct Rig {
 
 impl Rig {
     fn new(ctx: GpuContext) -> Self {
-        let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
-        world.set_executor(Executor::Gpu).expect("GPU executor");
+        let world = common::Exec::Gpu(Box::new(ctx.clone())).world();
         let buffers = KINDS
             .iter()
             .map(|_| storage_buffer(&ctx, SLOTS as usize * 4))
@@ -189,13 +186,7 @@ impl Rig {
     }
 
     fn update(&mut self, dt: f64, what: &str) {
-        self.world.update(dt).expect("update");
-        assert_eq!(self.world.take_gpu_error(), None, "{what}: GPU error");
-        assert_eq!(
-            self.world.active_executor(),
-            Executor::Gpu,
-            "{what}: left the GPU"
-        );
+        common::update_on_gpu(&mut self.world, dt, what);
         self.probes.retain(|p| self.world.is_active(p.handle));
     }
 

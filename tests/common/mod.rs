@@ -69,6 +69,18 @@ pub fn gpu() -> Option<GpuContext> {
     }
 }
 
+/// One update of a world that must stay on the GPU executor: no GPU error, no fallback to
+/// the CPU (`what` names the step in failures).
+pub fn update_on_gpu(world: &mut MotionWorld, dt: f64, what: &str) {
+    world.update(dt).expect("update");
+    assert_eq!(world.take_gpu_error(), None, "{what}: GPU error");
+    assert_eq!(
+        world.active_executor(),
+        Executor::Gpu,
+        "{what}: left the GPU"
+    );
+}
+
 /// Whether `ctx`'s device has 64-bit integers (the evaluate pass then reads rows as 64-bit
 /// words; without, as 32-bit words).
 pub fn has_int64(ctx: &GpuContext) -> bool {
