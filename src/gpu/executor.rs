@@ -432,16 +432,8 @@ impl GpuExecutor {
 
     /// Replaces the header for the current page slots and gather capacity.
     pub(super) fn rebuild_header(&mut self) -> Result<(), GpuError> {
-        let header = create_header(&self.ctx, self.gather_capacity, self.header_pages)?;
-        self.check_size(
-            "gather list",
-            header.size()
-                - HeaderLayout {
-                    pages: self.header_pages,
-                }
-                .list(),
-        )?;
-        self.header = header;
+        self.check_size("gather list", gather_list_bytes(self.gather_capacity))?;
+        self.header = create_header(&self.ctx, self.gather_capacity, self.header_pages)?;
         self.evaluate_groups.clear();
         self.gather_groups.clear();
         Ok(())
@@ -460,27 +452,25 @@ impl GpuExecutor {
         what: &'static str,
         needed: u64,
     ) -> Result<(), GpuError> {
-        if needed > self.max_buffer {
-            Err(GpuError::TooLarge {
-                what,
-                needed,
-                limit: self.max_buffer,
-            })
-        } else {
-            Ok(())
-        }
+        fits(what, needed, self.max_buffer)
     }
 
+    /// Errors unless a binding of `needed` bytes fits the device.
     pub(super) fn check_size(&self, what: &'static str, needed: u64) -> Result<(), GpuError> {
-        if needed > self.max_binding {
-            Err(GpuError::TooLarge {
-                what,
-                needed,
-                limit: self.max_binding,
-            })
-        } else {
-            Ok(())
-        }
+        fits(what, needed, self.max_binding)
+    }
+}
+
+/// `needed` bytes of `what` within the device limit `limit`, or [`GpuError::TooLarge`].
+fn fits(what: &'static str, needed: u64, limit: u64) -> Result<(), GpuError> {
+    if needed > limit {
+        Err(GpuError::TooLarge {
+            what,
+            needed,
+            limit,
+        })
+    } else {
+        Ok(())
     }
 }
 
@@ -491,12 +481,17 @@ fn create_header(
 ) -> Result<wgpu::Buffer, GpuError> {
     Ok(ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("wgpu-tween frame header"),
-        size: HeaderLayout { pages }.list() + u64::from(gather_capacity.max(64)) * 4,
+        size: HeaderLayout { pages }.list() + gather_list_bytes(gather_capacity),
         usage: wgpu::BufferUsages::UNIFORM
             | wgpu::BufferUsages::STORAGE
             | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     }))
+}
+
+/// Bytes of the header's gather list for `capacity` motions (room for 64 at least).
+fn gather_list_bytes(capacity: u32) -> u64 {
+    u64::from(capacity.max(64)) * 4
 }
 
 /// Per page of `table`: its first row, the rows of `len` it holds, its lane stride.
