@@ -36,12 +36,10 @@ fn cached_values_follow_the_reference() {
                 row.speed = 1.0;
                 row.duration = 1.0;
             }
-            let clock = if burst {
-                template_clock
-            } else {
-                rng.unit() * 10.0 - 1.0
-            };
-            row.anchor(now[kind as usize], clock);
+            row.anchor(
+                now[kind as usize],
+                start_clock(&mut rng, burst, template_clock),
+            );
             rows.push(row);
         }
     }
@@ -97,12 +95,10 @@ fn derived_segments_follow_the_reference() {
                     _ => row.loops = 500,
                 }
             }
-            let clock = if burst {
-                template_clock
-            } else {
-                rng.unit() * 10.0 - 1.0
-            };
-            row.anchor(now[kind as usize], clock);
+            row.anchor(
+                now[kind as usize],
+                start_clock(&mut rng, burst, template_clock),
+            );
             rows.push(row);
         }
         gapless.push(!poison);
@@ -184,6 +180,16 @@ fn folded_chunks_follow_the_reference() {
             assert!(folded.count() >= CHUNK - 4, "chunk {index}");
             assert!(head.same_r, "chunk {index}");
         }
+    }
+}
+
+/// A row's clock at the start of a test: the chunk's shared one in a burst, else its own in
+/// `[-1, 9)`.
+fn start_clock(rng: &mut Rng, burst: bool, template: f64) -> f64 {
+    if burst {
+        template
+    } else {
+        rng.unit() * 10.0 - 1.0
     }
 }
 

@@ -174,22 +174,18 @@ mod tests {
                 Features(PARAMETRIC)
             );
         }
-        assert_eq!(
-            Features::of(&row(0, AdapterKind::Slerp, false)),
-            Features(QUAT)
-        );
-        assert_eq!(
-            Features::of(&row(0, AdapterKind::Nlerp, false)),
-            Features(QUAT)
-        );
-        assert_eq!(
-            Features::of(&row(0, AdapterKind::Punch, false)),
-            Features(VIBRATE)
-        );
-        assert_eq!(
-            Features::of(&row(0, AdapterKind::Shake, false)),
-            Features(VIBRATE)
-        );
+        for (adapter, want) in [
+            (AdapterKind::Slerp, QUAT),
+            (AdapterKind::Nlerp, QUAT),
+            (AdapterKind::Punch, VIBRATE),
+            (AdapterKind::Shake, VIBRATE),
+        ] {
+            assert_eq!(
+                Features::of(&row(0, adapter, false)),
+                Features(want),
+                "{adapter:?}"
+            );
+        }
         assert_eq!(
             Features::of(&row(Ease::OutBounce as u32, AdapterKind::Shake, true)),
             Features(CHILD | TRANSCENDENTAL | VIBRATE)
