@@ -90,26 +90,37 @@ fn update(c: &mut Criterion) {
     }
 }
 
+/// The update of an emptied world: after a million f32 motions finished, and after a million
+/// motions of every value type and shape finished (issue 4: the idle cost must not depend on
+/// the types a world ever used).
 fn idle(c: &mut Criterion) {
     const N: usize = 1_000_000;
-    let mut world = MotionWorld::new();
-    world.reserve(N);
-    for _ in 0..N {
-        Motion::new(0.0f32, 1.0, 0.01)
-            .run(&mut world)
-            .expect("valid motion");
-    }
-    world.update(0.1).expect("valid delta");
-    assert!(world.is_empty(), "every motion should have completed");
-
     let mut group = c.benchmark_group("idle");
     group
         .sample_size(50)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1));
-    group.bench_function("update-after-1M-finished", |b| {
-        b.iter(|| world.update(black_box(DT)).expect("valid delta"));
-    });
+    for (label, every_type) in [
+        ("update-after-1M-finished", false),
+        ("update-after-1M-of-every-type-finished", true),
+    ] {
+        let mut world = MotionWorld::new();
+        world.reserve(N);
+        for i in 0..N {
+            if every_type {
+                common::run_of_type(&mut world, i, 0.01);
+            } else {
+                Motion::new(0.0f32, 1.0, 0.01)
+                    .run(&mut world)
+                    .expect("valid motion");
+            }
+        }
+        world.update(0.1).expect("valid delta");
+        assert!(world.is_empty(), "every motion should have completed");
+        group.bench_function(label, |b| {
+            b.iter(|| world.update(black_box(DT)).expect("valid delta"));
+        });
+    }
     group.finish();
 }
 

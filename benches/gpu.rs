@@ -16,6 +16,8 @@
 //!
 //! - `paged/*`: 1M motions in one page of the table against four (a device with 8 MiB
 //!   storage bindings): what splitting the table costs.
+//! - `idle/*`: the update of an emptied world, after f32 motions and after motions of every
+//!   value type and shape.
 //!
 //! Also prints the heap allocations of one steady-state GPU update (counting allocator).
 //!
@@ -349,5 +351,44 @@ fn small_binding_context(bytes: u64) -> GpuContext {
     })
 }
 
-criterion_group!(benches, evaluate, update_cpu, readback, mixed, paged);
+/// The update of an emptied GPU world (nothing runs, so nothing is submitted): after 100k f32
+/// motions finished, and after 100k motions of every value type and shape finished (issue 4:
+/// the idle cost must not depend on the types a world ever used).
+fn idle(c: &mut Criterion) {
+    let Some(ctx) = context() else { return };
+    const N: usize = 100_000;
+    let mut group = c.benchmark_group("idle");
+    group
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    for (label, every_type) in [
+        ("update-after-100k-finished", false),
+        ("update-after-100k-of-every-type-finished", true),
+    ] {
+        let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+        world.set_executor(Executor::Gpu).expect("GPU executor");
+        world.reserve(N);
+        for i in 0..N {
+            if every_type {
+                common::run_of_type(&mut world, i, 0.01);
+            } else {
+                Motion::new(0.0f32, 1.0, 0.01)
+                    .run(&mut world)
+                    .expect("valid motion");
+            }
+        }
+        world.update(DT).expect("update");
+        world.update(0.1).expect("update");
+        wait(&ctx);
+        assert!(world.is_empty(), "every motion should have completed");
+        group.bench_function(label, |b| {
+            b.iter(|| world.update(black_box(DT)).expect("update"));
+        });
+        assert_eq!(world.take_gpu_error(), None);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, evaluate, update_cpu, readback, mixed, paged, idle);
 criterion_main!(benches);
