@@ -1,4 +1,4 @@
-// The 31 standard eases (easings.net), the formulas of src/ease.rs, evaluated without
+// The 31 standard eases (easings.net), the formulas of src/ease/mod.rs, evaluated without
 // branches. Keep the ids in sync with the `Ease` discriminants: 0 Linear, then In, Out,
 // InOut of Sine, Quad, Cubic, Quart, Quint, Expo, Circ, Elastic, Back, Bounce (ids 1..30).
 //
@@ -87,7 +87,7 @@ const ID_ELASTIC: u32 = 35u;
 const ID_STEPS: u32 = 38u;
 const ID_BEZIER: u32 = 39u;
 
-// One coordinate of the Bézier (0, c1, c2, 1) at t (`bezier` in src/ease.rs): the CSS
+// One coordinate of the Bézier (0, c1, c2, 1) at t (`bezier` in src/ease/parametric.rs): the CSS
 // cubic-bezier ease's, and the weighted key segments' of curve.wgsl.
 fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
     let s = 1.0 - t;
@@ -95,7 +95,7 @@ fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
 }
 
 // CSS cubic-bezier: 12 bisection steps, then 3 Newton steps kept in the bracket (the fixed
-// scheme of `cubic_bezier` in src/ease.rs).
+// scheme of `cubic_bezier` in src/ease/parametric.rs).
 fn cubic_bezier(p: vec4<f32>, x: f32) -> f32 {
     var lo = 0.0;
     var hi = 1.0;
@@ -116,7 +116,7 @@ fn cubic_bezier(p: vec4<f32>, x: f32) -> f32 {
     return select(select(y, 1.0, x >= 1.0), 0.0, x <= 0.0);
 }
 
-// The parametric eases (ids 32..39, `parametric` in src/ease.rs) with parameter lanes p.
+// The parametric eases (ids 32..39, `parametric` in src/ease/parametric.rs) with parameter lanes p.
 fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
     if id == ID_CURVE {
         return curve_ease(p, x); // shaders/curve.wgsl
