@@ -22,6 +22,10 @@ pub enum ParametricEase {
     /// Back with overshoot `c` (the standard eases use 1.70158): `In(x) = (c + 1)x³ − c·x²`.
     /// InOut uses `c · 1.525`, as easings.net does, so `overshoot: 1.70158` reproduces
     /// [`Ease::InBack`], [`Ease::OutBack`] and [`Ease::InOutBack`].
+    ///
+    /// [`Ease::InBack`]: super::Ease::InBack
+    /// [`Ease::OutBack`]: super::Ease::OutBack
+    /// [`Ease::InOutBack`]: super::Ease::InOutBack
     Back {
         /// In, Out or InOut.
         mode: EaseMode,
