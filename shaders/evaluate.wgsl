@@ -47,6 +47,9 @@ override HAS_DELAY: bool = true;
 override HAS_FINITE_LOOPS: bool = true;
 // A playback speed other than 1 (without: the speed is the constant 1, not read).
 override HAS_SPEED: bool = true;
+// A row that reads or writes lanes past the first: two to four lanes, quaternions, punch and
+// shake (without: one lane pair read and one output written, no loop over lanes).
+override HAS_MULTI_LANE: bool = true;
 
 // The row's speed (see HAS_SPEED).
 fn row_speed(row: MotionRow) -> f32 {
@@ -186,7 +189,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     // adapters, where each adapter's own reads and writes would cost every row. A
     // quaternion reads all four lanes, punch and shake also lane 3 (their settings).
     let s = frame.lane_stride;
-    let reads = select(lane_count, 4u, quat || vibrate);
+    let reads = select(1u, select(lane_count, 4u, quat || vibrate), HAS_MULTI_LANE);
     var a = vec4<f32>(0.0);
     var b = vec4<f32>(0.0);
     for (var k = 0u; k < reads; k++) {
@@ -214,7 +217,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         v = a + (b * scale) * noise;
     }
-    let writes = select(lane_count, 4u, quat);
+    let writes = select(1u, select(lane_count, 4u, quat), HAS_MULTI_LANE);
     for (var k = 0u; k < writes; k++) {
         outputs[k * s + i] = v[k];
     }

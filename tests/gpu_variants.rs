@@ -7,10 +7,10 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use wgpu_tween::{
-    Animatable, AnimationCurve, DelayType, Ease, EaseMode, Keyframe, LoopType, Motion, MotionWorld,
-    ParametricEase, Sequence,
+    Animatable, AnimationCurve, Color, DelayType, Ease, EaseMode, Keyframe, LoopType, Motion,
+    MotionWorld, ParametricEase, Sequence,
 };
 
 /// Every loop type.
@@ -64,6 +64,25 @@ fn plain(world: &mut MotionWorld) -> Vec<Probe> {
             probe(world, motion)
         })
         .collect()
+}
+
+/// Lerped rows of two, three and four lanes (no quaternion or punch/shake adapter).
+fn multi_lane(world: &mut MotionWorld) -> Vec<Probe> {
+    vec![
+        probe(
+            world,
+            Motion::new(Vec2::new(1.0, -2.0), Vec2::new(-3.0, 5.0), 0.35).loops(-1, LoopType::Yoyo),
+        ),
+        probe(
+            world,
+            Motion::new(Vec3::ZERO, Vec3::new(2.0, 4.0, -8.0), 0.45).ease(Ease::OutQuad),
+        ),
+        probe(
+            world,
+            Motion::new(Color::BLACK, Color::new(0.25, 0.5, 0.75, 1.0), 0.55)
+                .loops(-1, LoopType::Flip),
+        ),
+    ]
 }
 
 /// Finite loop counts without a delay; they complete within the frames compared.
@@ -234,8 +253,9 @@ fn one_kind_matches_the_cpu(what: &str, build: impl Fn(&mut MotionWorld) -> Vec<
 
 #[test]
 fn worlds_of_one_kind_match_the_cpu() {
-    let cases: [(&str, Build); 8] = [
+    let cases: [(&str, Build); 9] = [
         ("plain, no delay", plain),
+        ("two to four lanes", multi_lane),
         ("finite loops", finite),
         ("speeds", speeds),
         ("parametric", parametric),
@@ -261,7 +281,8 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
     // Plain rows first, then every other kind joins them one by one.
     let mut probes = paired(&mut cpu, &mut gpu, plain);
     compare(&mut cpu, &mut gpu, &probes, 10, "plain");
-    let builds: [(&str, Build); 9] = [
+    let builds: [(&str, Build); 10] = [
+        ("+ two to four lanes", multi_lane),
         ("+ speeds", speeds),
         ("+ delays", |w| eased(w, Ease::OutQuad)),
         ("+ finite loops", finite),

@@ -1,6 +1,7 @@
 //! Variants of the evaluate pipeline: one per set of row kinds that need code of their own
 //! (sequence children, parametric eases and curves, the transcendental eases, quaternion and
-//! punch/shake adapters) or a field read (delays, finite loop counts, speeds other than 1).
+//! punch/shake adapters) or a field read (delays, finite loop counts, speeds other than 1,
+//! lanes past the first).
 //! The executor tracks which kinds its table may hold and binds the variant compiled without
 //! the code and reads for the others.
 //!
@@ -23,7 +24,7 @@ use crate::value::AdapterKind;
 pub(crate) struct Features(pub u32);
 
 /// The pipeline-overridable constants, in bit order.
-pub(crate) const NAMES: [&str; 8] = [
+pub(crate) const NAMES: [&str; 9] = [
     "HAS_CHILD",
     "HAS_PARAMETRIC",
     "HAS_TRANSCENDENTAL",
@@ -32,6 +33,7 @@ pub(crate) const NAMES: [&str; 8] = [
     "HAS_DELAY",
     "HAS_FINITE_LOOPS",
     "HAS_SPEED",
+    "HAS_MULTI_LANE",
 ];
 
 /// Number of variants (every subset of [`NAMES`]).
@@ -45,6 +47,7 @@ const VIBRATE: u32 = 16;
 const DELAY: u32 = 32;
 const FINITE_LOOPS: u32 = 64;
 const SPEED: u32 = 128;
+const MULTI_LANE: u32 = 256;
 
 impl Features {
     /// Every kind: the variant that can evaluate any row.
@@ -76,9 +79,13 @@ impl Features {
         }
         let adapter = row.adapter_bits();
         if adapter == AdapterKind::Slerp as u32 || adapter == AdapterKind::Nlerp as u32 {
-            bits |= QUAT;
+            bits |= QUAT | MULTI_LANE;
         } else if adapter == AdapterKind::Punch as u32 || adapter == AdapterKind::Shake as u32 {
-            bits |= VIBRATE;
+            // Punch and shake read their settings from lane 3.
+            bits |= VIBRATE | MULTI_LANE;
+        }
+        if row.lane_count() > 1 {
+            bits |= MULTI_LANE;
         }
         // Without these the pass uses the constants 0, -1 and 1 instead of reading the
         // fields, so a -0 delay counts as a delay.
@@ -175,10 +182,10 @@ mod tests {
             );
         }
         for (adapter, want) in [
-            (AdapterKind::Slerp, QUAT),
-            (AdapterKind::Nlerp, QUAT),
-            (AdapterKind::Punch, VIBRATE),
-            (AdapterKind::Shake, VIBRATE),
+            (AdapterKind::Slerp, QUAT | MULTI_LANE),
+            (AdapterKind::Nlerp, QUAT | MULTI_LANE),
+            (AdapterKind::Punch, VIBRATE | MULTI_LANE),
+            (AdapterKind::Shake, VIBRATE | MULTI_LANE),
         ] {
             assert_eq!(
                 Features::of(&row(0, adapter, false)),
@@ -188,7 +195,7 @@ mod tests {
         }
         assert_eq!(
             Features::of(&row(Ease::OutBounce as u32, AdapterKind::Shake, true)),
-            Features(CHILD | TRANSCENDENTAL | VIBRATE)
+            Features(CHILD | TRANSCENDENTAL | VIBRATE | MULTI_LANE)
         );
         let plain = row(0, AdapterKind::Lerp, false);
         for (delay, want) in [(0.0, 0), (-0.0, DELAY), (0.25, DELAY)] {
@@ -202,6 +209,11 @@ mod tests {
         for (speed, want) in [(1.0, 0), (0.0, SPEED), (-1.0, SPEED), (1.5, SPEED)] {
             let r = MotionRow { speed, ..plain };
             assert_eq!(Features::of(&r), Features(want), "speed {speed}");
+        }
+        for (lanes, want) in [(1, 0), (2, MULTI_LANE), (3, MULTI_LANE), (4, MULTI_LANE)] {
+            let flags = plain.flags | (lanes - 1) << crate::row::FLAG_LANES_SHIFT;
+            let r = MotionRow { flags, ..plain };
+            assert_eq!(Features::of(&r), Features(want), "{lanes} lanes");
         }
     }
 
@@ -219,6 +231,7 @@ mod tests {
                 ("HAS_DELAY", 0.0),
                 ("HAS_FINITE_LOOPS", 0.0),
                 ("HAS_SPEED", 0.0),
+                ("HAS_MULTI_LANE", 0.0),
             ]
         );
         assert_eq!(Features::ALL.index(), COUNT - 1);

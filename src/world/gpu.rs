@@ -116,13 +116,13 @@ impl MotionWorld {
     /// Whether the GPU executor compiles its evaluate pass for the kinds of rows the world
     /// holds (on by default). With it on, a world whose rows need no sequence, parametric or
     /// curve, transcendental-ease, quaternion or punch/shake code, and no delay, finite loop
-    /// count or speed other than 1, runs a pass without that code and those reads (about 5×
-    /// faster on lavapipe, which runs every branch for every row); the first update after a
-    /// new kind of row arrives compiles a pipeline for the new set (50–70 ms on lavapipe,
-    /// once per set and GPU context). Turn it off to never compile mid-run: every update then
-    /// uses the pass compiled at start for every kind. Returns whether a GPU executor took
-    /// the setting (false without a GPU context; a context attached later starts with it
-    /// on).
+    /// count, speed other than 1 or lane past the first, runs a pass without that code and
+    /// those reads (about 5× faster on lavapipe, which runs every branch for every row);
+    /// the first update after a new kind of row arrives compiles a pipeline for the new set
+    /// (50–70 ms on lavapipe, once per set and GPU context). Turn it off to never compile
+    /// mid-run: every update then uses the pass compiled at start for every kind. Returns
+    /// whether a GPU executor took the setting (false without a GPU context; a context
+    /// attached later starts with it on).
     pub fn set_gpu_specialization(&mut self, on: bool) -> bool {
         self.gpu
             .as_deref_mut()
