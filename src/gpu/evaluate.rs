@@ -100,6 +100,10 @@ impl GpuExecutor {
             return Ok(());
         }
         let device = self.ctx.device();
+        let textures = self.pipelines.textures;
+        if textures && self.tex_pages.len() != pages {
+            return Err(GpuError::Validation("texture mirror out of date".into()));
+        }
         self.evaluate_groups = (0..wanted)
             .map(|slot| {
                 let p = slot % pages;
@@ -109,18 +113,30 @@ impl GpuExecutor {
                 } else {
                     layout.child_frame(p)
                 };
+                let mut entries = vec![
+                    range(0, &self.header, frame, size_of::<GpuFrame>() as u64),
+                    whole(1, &page.rows),
+                    whole(2, &page.lanes),
+                    whole(3, &page.outputs),
+                    whole(4, &page.params),
+                    whole(5, curve_keys),
+                    whole(6, &table.sequence_values),
+                ];
+                if textures {
+                    let tex = &self.tex_pages[p];
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 7,
+                        resource: wgpu::BindingResource::TextureView(&tex.rows_view),
+                    });
+                    entries.push(wgpu::BindGroupEntry {
+                        binding: 8,
+                        resource: wgpu::BindingResource::TextureView(&tex.lanes_view),
+                    });
+                }
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("wgpu-tween evaluate"),
                     layout: &self.pipelines.evaluate_layout,
-                    entries: &[
-                        range(0, &self.header, frame, size_of::<GpuFrame>() as u64),
-                        whole(1, &page.rows),
-                        whole(2, &page.lanes),
-                        whole(3, &page.outputs),
-                        whole(4, &page.params),
-                        whole(5, curve_keys),
-                        whole(6, &table.sequence_values),
-                    ],
+                    entries: &entries,
                 })
             })
             .collect();

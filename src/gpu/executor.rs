@@ -107,6 +107,10 @@ pub(crate) struct GpuExecutor {
     /// Whether the evaluate pass is compiled per [`Features`] (see
     /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
     pub(super) specialize: bool,
+    /// The texture mirror of each page (with `Pipelines::textures` only; `tex_mirror.rs`)
+    /// and the table generation it was made for.
+    pub(super) tex_pages: Vec<super::tex_mirror::TexPage>,
+    pub(super) tex_generation: Option<u64>,
 }
 
 /// What the world hands the executor for one update.
@@ -159,6 +163,8 @@ impl GpuExecutor {
             curve_bytes: Vec::new(),
             features: Features::default(),
             specialize: true,
+            tex_pages: Vec::new(),
+            tex_generation: None,
         })
     }
 
@@ -320,11 +326,15 @@ impl GpuExecutor {
 
         // 2. Changes: moves first (an upload may land on a row a move reads), then uploads.
         self.collect_changes(rows);
-        if self.has_changes() {
+        let changed = self.has_changes();
+        if changed {
             self.record_changes(rows, &mut encoder)?;
         }
         if let Some(wanted) = shrink {
             self.resize_table(wanted, len, &mut encoder)?;
+        }
+        if self.pipelines.textures {
+            self.sync_tex_mirror(&mut encoder, changed)?;
         }
 
         // 3. The header: per page the clocks and pass params, then the gather list, in one

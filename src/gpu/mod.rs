@@ -18,6 +18,7 @@ mod readback;
 pub mod shaders;
 mod table;
 pub(crate) mod targets;
+mod tex_mirror;
 pub(crate) mod timing;
 mod variants;
 

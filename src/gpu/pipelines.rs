@@ -3,8 +3,8 @@
 use std::sync::OnceLock;
 
 use super::shaders::{
-    ShaderModule, APPLY_MODULE, EVALUATE_INT64_MODULE, EVALUATE_MODULE, GATHER_MODULE,
-    SCATTER_MODULE,
+    ShaderModule, APPLY_MODULE, EVALUATE_INT64_MODULE, EVALUATE_MODULE, EVALUATE_TEX_MODULE,
+    GATHER_MODULE, SCATTER_MODULE,
 };
 use super::variants::{self, Features};
 
@@ -18,6 +18,9 @@ pub(crate) struct Pipelines {
     evaluate_shader: wgpu::ShaderModule,
     evaluate_pipeline_layout: wgpu::PipelineLayout,
     pub evaluate_layout: wgpu::BindGroupLayout,
+    /// Whether the evaluate pass reads rows and lanes from texture mirrors (bindings 7 and
+    /// 8; a prototype, see `tex_mirror.rs`).
+    pub textures: bool,
     pub apply: wgpu::ComputePipeline,
     pub apply_layout: wgpu::BindGroupLayout,
     pub gather: wgpu::ComputePipeline,
@@ -36,6 +39,10 @@ enum Slot {
     DynamicUniform,
     Read,
     ReadWrite,
+    /// A `texture_2d<u32>`.
+    TexUint,
+    /// A `texture_2d<f32>` read with `textureLoad` (unfilterable).
+    TexFloat,
 }
 
 fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
@@ -45,14 +52,25 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroup
         .map(|(i, slot)| wgpu::BindGroupLayoutEntry {
             binding: i as u32,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: match slot {
-                    Slot::Uniform | Slot::DynamicUniform => wgpu::BufferBindingType::Uniform,
-                    Slot::Read => wgpu::BufferBindingType::Storage { read_only: true },
-                    Slot::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+            ty: match slot {
+                Slot::TexUint | Slot::TexFloat => wgpu::BindingType::Texture {
+                    sample_type: if matches!(slot, Slot::TexUint) {
+                        wgpu::TextureSampleType::Uint
+                    } else {
+                        wgpu::TextureSampleType::Float { filterable: false }
+                    },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
                 },
-                has_dynamic_offset: matches!(slot, Slot::DynamicUniform),
-                min_binding_size: None,
+                _ => wgpu::BindingType::Buffer {
+                    ty: match slot {
+                        Slot::Uniform | Slot::DynamicUniform => wgpu::BufferBindingType::Uniform,
+                        Slot::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                        _ => wgpu::BufferBindingType::Storage { read_only: true },
+                    },
+                    has_dynamic_offset: matches!(slot, Slot::DynamicUniform),
+                    min_binding_size: None,
+                },
             },
             count: None,
         })
@@ -125,11 +143,16 @@ fn evaluate_module(features: wgpu::Features) -> &'static ShaderModule {
 impl Pipelines {
     pub fn new(device: &wgpu::Device) -> Self {
         use Slot::*;
+        let textures = std::env::var_os("WGPU_TWEEN_TEXTURE_ROWS").is_some();
+        let evaluate_slots = [
+            // 5: the curve key table; 6: the sequence values of a paged table; 7, 8: the
+            // texture mirrors of rows and lanes.
+            Uniform, Read, Read, ReadWrite, Read, Read, Read, TexUint, TexFloat,
+        ];
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            // 5: the curve key table; 6: the sequence values of a paged table.
-            &[Uniform, Read, Read, ReadWrite, Read, Read, Read],
+            &evaluate_slots[..if textures { 9 } else { 7 }],
         );
         let apply_layout = layout(
             device,
@@ -155,7 +178,11 @@ impl Pipelines {
             "wgpu-tween scatter",
             &[DynamicUniform, Read, Read, ReadWrite],
         );
-        let evaluate_module = evaluate_module(device.features());
+        let evaluate_module = if textures {
+            &EVALUATE_TEX_MODULE
+        } else {
+            evaluate_module(device.features())
+        };
         let evaluate_shader = shader(device, evaluate_module);
         let evaluate_pipeline_layout = pipeline_layout(device, evaluate_module, &evaluate_layout);
         let evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT] =
@@ -176,6 +203,7 @@ impl Pipelines {
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
             scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),
             evaluate_layout,
+            textures,
             apply_layout,
             gather_layout,
             scatter_layout,

@@ -13,6 +13,8 @@ pub const CURVE: &str = include_str!("../../shaders/curve.wgsl");
 pub const ROWS32: &str = include_str!("../../shaders/rows32.wgsl");
 /// Row and lane reads as 64-bit words (devices with `SHADER_INT64`).
 pub const ROWS64: &str = include_str!("../../shaders/rows64.wgsl");
+/// Row and lane reads through texture mirrors (a prototype: `src/gpu/tex_mirror.rs`).
+pub const ROWS_TEX: &str = include_str!("../../shaders/rows_tex.wgsl");
 /// The evaluate pass entry point.
 pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 /// The row-change (upload and move) pass.
@@ -56,6 +58,14 @@ pub const EVALUATE_INT64_MODULE: ShaderModule = ShaderModule {
     parts: &[TYPES, ROWS64, EASING, CURVE, CLOCK, EVALUATE],
 };
 
+/// The evaluate pass, reading rows and lanes from texture mirrors of their buffers (a
+/// prototype behind `WGPU_TWEEN_TEXTURE_ROWS`; see `src/gpu/tex_mirror.rs`).
+pub const EVALUATE_TEX_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween evaluate (texture reads)",
+    entry_point: "evaluate",
+    parts: &[TYPES, ROWS_TEX, EASING, CURVE, CLOCK, EVALUATE],
+};
+
 /// The apply (upload and move) pass.
 pub const APPLY_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween apply",
@@ -78,9 +88,10 @@ pub const SCATTER_MODULE: ShaderModule = ShaderModule {
 };
 
 /// Every module the executor builds.
-pub const ALL_MODULES: [ShaderModule; 5] = [
+pub const ALL_MODULES: [ShaderModule; 6] = [
     EVALUATE_MODULE,
     EVALUATE_INT64_MODULE,
+    EVALUATE_TEX_MODULE,
     APPLY_MODULE,
     GATHER_MODULE,
     SCATTER_MODULE,
