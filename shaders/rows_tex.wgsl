@@ -1,33 +1,28 @@
-// How the evaluate pass reads rows and lane pairs: through textures that mirror the `rows`
-// and `lanes` buffers (a prototype, src/gpu/tex_mirror.rs). Keep in sync with rows32.wgsl
-// (the same functions over the same bytes).
+// How the evaluate pass reads rows and lane pairs: through the texture mirror of the `rows`
+// and `lanes` buffers (src/gpu/tex_mirror.rs). Keep in sync with rows32.wgsl (the same
+// functions over the same bytes) and apply_mirror.wgsl (the same texels).
 //
 // Why: lavapipe loads a storage value with a loop over the SIMD lanes per scalar component
-// (examples/access_probe.rs), while a 16-byte textureLoad costs about a third of one such
-// loop. The row's two 16-byte halves are texels 2i and 2i + 1 of an Rgba32Uint texture,
-// TEX_ROW_TEXELS texels wide; lane pair j is texel j of an Rg32Float texture, TEX_LANE_TEXELS
-// wide (keep both in sync with src/gpu/tex_mirror.rs).
+// (examples/access_probe.rs: about 3.5 ns per invocation each), while a 16-byte textureLoad
+// costs about 1.3 ns. Row i is texels 2i (base_hi, base_lo, duration, flags) and 2i + 1
+// (speed, delay, loops, params) of an Rgba32Uint texture; lane pair j is texel j of an
+// Rg32Uint texture; both row by row, 2^frame.*_texel_shift texels wide.
 
+// The element types of the (unread) `rows` and `lanes` bindings (evaluate.wgsl).
 alias RowWords = MotionRow;
 alias LaneWords = vec2<f32>;
 
 @group(0) @binding(7) var rows_tex: texture_2d<u32>;
-@group(0) @binding(8) var lanes_tex: texture_2d<f32>;
+@group(0) @binding(8) var lanes_tex: texture_2d<u32>;
 
-// log2 of the textures' widths in texels.
-const TEX_ROW_SHIFT: u32 = 11u;
-const TEX_LANE_SHIFT: u32 = 12u;
-
-// Row i of the table. The second half only where the pipeline variant reads its fields
-// (speed, delay, loops, params); otherwise neutral values that no code reads.
+// Row i of the table. The second texel only where the pipeline variant reads one of its
+// fields: otherwise neutral values (speed 1, no delay, infinite loops) that no code reads.
 fn load_row(i: u32) -> MotionRow {
-    let t = 2u * i;
-    let x = t & ((1u << TEX_ROW_SHIFT) - 1u);
-    let y = t >> TEX_ROW_SHIFT;
-    let hot = textureLoad(rows_tex, vec2<u32>(x, y), 0);
+    let shift = frame.row_texel_shift;
+    let hot = textureLoad(rows_tex, mirror_texel(2u * i, shift), 0);
     var cold = vec4<u32>(bitcast<u32>(1.0f), 0u, bitcast<u32>(-1i), 0u);
     if HAS_SPEED || HAS_DELAY || HAS_FINITE_LOOPS || HAS_PARAMETRIC || HAS_QUAT || HAS_VIBRATE {
-        cold = textureLoad(rows_tex, vec2<u32>(x + 1u, y), 0);
+        cold = textureLoad(rows_tex, mirror_texel(2u * i + 1u, shift), 0);
     }
     return MotionRow(
         bitcast<f32>(hot.x),
@@ -43,6 +38,6 @@ fn load_row(i: u32) -> MotionRow {
 
 // The (from, to) pair at index j of the lane buffer.
 fn lane_pair(j: u32) -> vec2<f32> {
-    let x = j & ((1u << TEX_LANE_SHIFT) - 1u);
-    return textureLoad(lanes_tex, vec2<u32>(x, j >> TEX_LANE_SHIFT), 0).xy;
+    let texel = textureLoad(lanes_tex, mirror_texel(j, frame.lane_texel_shift), 0);
+    return bitcast<vec2<f32>>(texel.xy);
 }

@@ -12,6 +12,7 @@ use super::context::GpuError;
 use super::executor::{align, put, range, whole, GpuExecutor, SMALL_GROUP};
 use super::layout::{fold_dispatch, ApplyParams, RowOp};
 use super::table::CHANGE_HEADER_BYTES;
+use super::tex_mirror::{lane_texel_shift, row_texel_shift};
 use super::variants::Features;
 use crate::world::rows::Rows;
 
@@ -105,6 +106,8 @@ impl GpuExecutor {
             lane_stride,
             staged_stride: upload_count,
             groups_x: fold_dispatch(count, SMALL_GROUP, self.max_per_axis).0,
+            row_texel_shift: row_texel_shift(lane_stride),
+            lane_texel_shift: lane_texel_shift(lane_stride),
             ..ApplyParams::zeroed()
         };
         put(&mut self.bytes, MOVES_PARAMS, &apply(0, move_count));
@@ -173,19 +176,25 @@ impl GpuExecutor {
         };
         self.ctx.queue().write_buffer(changes, 0, &self.bytes);
 
+        if self.mirrored() && self.mirror.len() <= slot {
+            return Err(GpuError::Validation("texture mirror out of date".into()));
+        }
+        let mut entries = vec![
+            range(0, changes, 0, size_of::<ApplyParams>() as u64),
+            range(1, changes, ops_offset, ops_bytes),
+            range(2, changes, rows_offset, rows_bytes),
+            range(3, changes, lanes_offset, lanes_bytes),
+            whole(4, &table_page.rows),
+            whole(5, &table_page.lanes),
+            range(6, changes, params_offset, params_bytes),
+            whole(7, &table_page.params),
+        ];
+        // The apply pass writes what it writes to the buffers into the mirror too.
+        entries.extend(self.mirror_entries(slot, 8));
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-tween apply"),
             layout: &self.pipelines.apply_layout,
-            entries: &[
-                range(0, changes, 0, size_of::<ApplyParams>() as u64),
-                range(1, changes, ops_offset, ops_bytes),
-                range(2, changes, rows_offset, rows_bytes),
-                range(3, changes, lanes_offset, lanes_bytes),
-                whole(4, &table_page.rows),
-                whole(5, &table_page.lanes),
-                range(6, changes, params_offset, params_bytes),
-                whole(7, &table_page.params),
-            ],
+            entries: &entries,
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wgpu-tween apply"),

@@ -100,8 +100,7 @@ impl GpuExecutor {
             return Ok(());
         }
         let device = self.ctx.device();
-        let textures = self.pipelines.textures;
-        if textures && self.tex_pages.len() != pages {
+        if self.mirrored() && self.mirror.len() != pages {
             return Err(GpuError::Validation("texture mirror out of date".into()));
         }
         self.evaluate_groups = (0..wanted)
@@ -122,17 +121,7 @@ impl GpuExecutor {
                     whole(5, curve_keys),
                     whole(6, &table.sequence_values),
                 ];
-                if textures {
-                    let tex = &self.tex_pages[p];
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: 7,
-                        resource: wgpu::BindingResource::TextureView(&tex.rows_view),
-                    });
-                    entries.push(wgpu::BindGroupEntry {
-                        binding: 8,
-                        resource: wgpu::BindingResource::TextureView(&tex.lanes_view),
-                    });
-                }
+                entries.extend(self.mirror_entries(p, 7));
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("wgpu-tween evaluate"),
                     layout: &self.pipelines.evaluate_layout,

@@ -21,6 +21,9 @@ use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, MAPPED, RING};
 use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
+use super::tex_mirror::{
+    lane_texel_shift, row_texel_shift, MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS,
+};
 use super::timing::PassTimer;
 use super::variants::Features;
 use crate::error::BuildError;
@@ -107,10 +110,11 @@ pub(crate) struct GpuExecutor {
     /// Whether the evaluate pass is compiled per [`Features`] (see
     /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
     pub(super) specialize: bool,
-    /// The texture mirror of each page (with `Pipelines::textures` only; `tex_mirror.rs`)
-    /// and the table generation it was made for.
-    pub(super) tex_pages: Vec<super::tex_mirror::TexPage>,
-    pub(super) tex_generation: Option<u64>,
+    /// The texture mirror of each page (with `RowReads::Textures` only; `tex_mirror.rs`),
+    /// the table generation it was made for, and whether it still waits for its fill.
+    pub(super) mirror: Vec<MirrorPage>,
+    pub(super) mirror_generation: Option<u64>,
+    pub(super) mirror_unfilled: bool,
 }
 
 /// What the world hands the executor for one update.
@@ -133,12 +137,17 @@ impl GpuExecutor {
         let max_binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
+        // A page's mirror textures must fit the texture size limit.
+        let mut page_rows = page_rows(max_binding, limits.max_buffer_size);
+        if pipelines.row_reads == RowReads::Textures {
+            page_rows = page_rows.min(MAX_MIRROR_PAGE_ROWS);
+        }
         Ok(Self {
             timer: None,
             max_per_axis: limits.max_compute_workgroups_per_dimension,
             max_binding,
             max_buffer: limits.max_buffer_size,
-            page_rows: page_rows(max_binding, limits.max_buffer_size),
+            page_rows,
             ctx,
             pipelines,
             table: None,
@@ -163,8 +172,9 @@ impl GpuExecutor {
             curve_bytes: Vec::new(),
             features: Features::default(),
             specialize: true,
-            tex_pages: Vec::new(),
-            tex_generation: None,
+            mirror: Vec::new(),
+            mirror_generation: None,
+            mirror_unfilled: false,
         })
     }
 
@@ -318,6 +328,8 @@ impl GpuExecutor {
         // changes, which may write rows past the old capacity; a shrink comes after them,
         // since moves may read rows past the new capacity.
         self.grow_table(len, &mut encoder)?;
+        // A new table's mirror before the changes, which the apply pass writes into it too.
+        self.sync_mirror()?;
         let Some(table) = &self.table else {
             return Ok(None);
         };
@@ -326,16 +338,15 @@ impl GpuExecutor {
 
         // 2. Changes: moves first (an upload may land on a row a move reads), then uploads.
         self.collect_changes(rows);
-        let changed = self.has_changes();
-        if changed {
+        if self.has_changes() {
             self.record_changes(rows, &mut encoder)?;
         }
         if let Some(wanted) = shrink {
             self.resize_table(wanted, len, &mut encoder)?;
         }
-        if self.pipelines.textures {
-            self.sync_tex_mirror(&mut encoder, changed)?;
-        }
+        // A new mirror (of a new table) is filled once the buffers hold this frame's rows.
+        self.sync_mirror()?;
+        self.fill_mirror(&mut encoder);
 
         // 3. The header: per page the clocks and pass params, then the gather list, in one
         // write.
@@ -362,6 +373,8 @@ impl GpuExecutor {
                 groups_x: fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis).0,
                 opaque_zero: 0,
                 child_mode: if paged { CHILD_SKIP } else { CHILD_WALK },
+                row_texel_shift: row_texel_shift(stride),
+                lane_texel_shift: lane_texel_shift(stride),
                 ..GpuFrame::default()
             };
             let child_frame = GpuFrame {
