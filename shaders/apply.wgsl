@@ -23,10 +23,8 @@ struct ApplyParams {
     // Staged lane pairs: lane k of staged row s at k * staged_stride + s.
     staged_stride: u32,
     groups_x: u32,
-    // log2 of the widths in texels of the page's mirror textures (apply_mirror.wgsl; 0
-    // without).
-    row_texel_shift: u32,
-    lane_texel_shift: u32,
+    _pad0: u32,
+    _pad1: u32,
     _pad2: u32,
 }
 

@@ -8,14 +8,13 @@
 // Row i as texels 2i (base_hi, base_lo, duration, flags) and 2i + 1 (speed, delay, loops,
 // params), bits unchanged.
 fn mirror_row(i: u32, row: MotionRow) {
-    let shift = params.row_texel_shift;
-    textureStore(rows_mirror, mirror_texel(2u * i, shift), vec4<u32>(
+    textureStore(rows_mirror, mirror_texel(2u * i), vec4<u32>(
         bitcast<u32>(row.base_hi),
         bitcast<u32>(row.base_lo),
         bitcast<u32>(row.duration),
         row.flags,
     ));
-    textureStore(rows_mirror, mirror_texel(2u * i + 1u, shift), vec4<u32>(
+    textureStore(rows_mirror, mirror_texel(2u * i + 1u), vec4<u32>(
         bitcast<u32>(row.speed),
         bitcast<u32>(row.delay),
         bitcast<u32>(row.loops),
@@ -27,5 +26,5 @@ fn mirror_row(i: u32, row: MotionRow) {
 // conversion can touch them).
 fn mirror_lane(j: u32, pair: vec2<f32>) {
     let bits = bitcast<vec2<u32>>(pair);
-    textureStore(lanes_mirror, mirror_texel(j, params.lane_texel_shift), vec4<u32>(bits, 0u, 0u));
+    textureStore(lanes_mirror, mirror_texel(j), vec4<u32>(bits, 0u, 0u));
 }

@@ -6,7 +6,7 @@
 // (examples/access_probe.rs: about 3.5 ns per invocation each), while a 16-byte textureLoad
 // costs about 1.3 ns. Row i is texels 2i (base_hi, base_lo, duration, flags) and 2i + 1
 // (speed, delay, loops, params) of an Rgba32Uint texture; lane pair j is texel j of an
-// Rg32Uint texture; both row by row, 2^frame.*_texel_shift texels wide.
+// Rg32Uint texture (`mirror_texel` in types.wgsl).
 
 // The element types of the (unread) `rows` and `lanes` bindings (evaluate.wgsl).
 alias RowWords = MotionRow;
@@ -18,11 +18,10 @@ alias LaneWords = vec2<f32>;
 // Row i of the table. The second texel only where the pipeline variant reads one of its
 // fields: otherwise neutral values (speed 1, no delay, infinite loops) that no code reads.
 fn load_row(i: u32) -> MotionRow {
-    let shift = frame.row_texel_shift;
-    let hot = textureLoad(rows_tex, mirror_texel(2u * i, shift), 0);
+    let hot = textureLoad(rows_tex, mirror_texel(2u * i), 0);
     var cold = vec4<u32>(bitcast<u32>(1.0f), 0u, bitcast<u32>(-1i), 0u);
     if HAS_SPEED || HAS_DELAY || HAS_FINITE_LOOPS || HAS_PARAMETRIC || HAS_QUAT || HAS_VIBRATE {
-        cold = textureLoad(rows_tex, mirror_texel(2u * i + 1u, shift), 0);
+        cold = textureLoad(rows_tex, mirror_texel(2u * i + 1u), 0);
     }
     return MotionRow(
         bitcast<f32>(hot.x),
@@ -38,6 +37,6 @@ fn load_row(i: u32) -> MotionRow {
 
 // The (from, to) pair at index j of the lane buffer.
 fn lane_pair(j: u32) -> vec2<f32> {
-    let texel = textureLoad(lanes_tex, mirror_texel(j, frame.lane_texel_shift), 0);
+    let texel = textureLoad(lanes_tex, mirror_texel(j), 0);
     return bitcast<vec2<f32>>(texel.xy);
 }

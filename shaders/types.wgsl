@@ -36,10 +36,8 @@ struct Frame {
     opaque_zero: u32,
     // How sequence children get their clocks (CHILD_* in evaluate.wgsl).
     child_mode: u32,
-    // log2 of the widths in texels of the page's row and lane mirror textures (rows_tex.wgsl;
-    // 0 without).
-    row_texel_shift: u32,
-    lane_texel_shift: u32,
+    _pad0: u32,
+    _pad1: u32,
     _pad2: u32,
 }
 
@@ -63,7 +61,11 @@ const LOOP_FLIP: u32 = 1u;
 const LOOP_INCREMENTAL: u32 = 2u;
 const LOOP_YOYO: u32 = 3u;
 
-// Texel t of a mirror texture (src/gpu/tex_mirror.rs) 2^shift texels wide, row by row.
-fn mirror_texel(t: u32, shift: u32) -> vec2<u32> {
-    return vec2<u32>(t & ((1u << shift) - 1u), t >> shift);
+// The texture mirror of the row table (src/gpu/tex_mirror.rs; keep in sync with
+// `WIDTH_SHIFT` there): texel t of a mirror texture, filled row by row, 2^13 texels a row
+// (a texture of fewer texels is one row of them).
+const MIRROR_WIDTH_SHIFT: u32 = 13u;
+
+fn mirror_texel(t: u32) -> vec2<u32> {
+    return vec2<u32>(t & ((1u << MIRROR_WIDTH_SHIFT) - 1u), t >> MIRROR_WIDTH_SHIFT);
 }

@@ -12,7 +12,6 @@ use super::context::GpuError;
 use super::executor::{align, put, range, whole, GpuExecutor, SMALL_GROUP};
 use super::layout::{fold_dispatch, ApplyParams, RowOp};
 use super::table::CHANGE_HEADER_BYTES;
-use super::tex_mirror::{lane_texel_shift, row_texel_shift};
 use super::variants::Features;
 use crate::world::rows::Rows;
 
@@ -106,8 +105,6 @@ impl GpuExecutor {
             lane_stride,
             staged_stride: upload_count,
             groups_x: fold_dispatch(count, SMALL_GROUP, self.max_per_axis).0,
-            row_texel_shift: row_texel_shift(lane_stride),
-            lane_texel_shift: lane_texel_shift(lane_stride),
             ..ApplyParams::zeroed()
         };
         put(&mut self.bytes, MOVES_PARAMS, &apply(0, move_count));

@@ -21,9 +21,7 @@ use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, MAPPED, RING};
 use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
-use super::tex_mirror::{
-    lane_texel_shift, row_texel_shift, MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS,
-};
+use super::tex_mirror::{MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS};
 use super::timing::PassTimer;
 use super::variants::Features;
 use crate::error::BuildError;
@@ -373,8 +371,6 @@ impl GpuExecutor {
                 groups_x: fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis).0,
                 opaque_zero: 0,
                 child_mode: if paged { CHILD_SKIP } else { CHILD_WALK },
-                row_texel_shift: row_texel_shift(stride),
-                lane_texel_shift: lane_texel_shift(stride),
                 ..GpuFrame::default()
             };
             let child_frame = GpuFrame {

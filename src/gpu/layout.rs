@@ -28,11 +28,10 @@ pub struct GpuFrame {
     /// How sequence children get their clocks: [`CHILD_WALK`], [`CHILD_SKIP`] or
     /// [`CHILD_FROM_VALUES`].
     pub child_mode: u32,
-    /// log2 of the width in texels of the page's row mirror texture (texture row reads,
-    /// `src/gpu/tex_mirror.rs`; 0 without).
-    pub row_texel_shift: u32,
-    /// log2 of the width in texels of the page's lane mirror texture (0 without).
-    pub lane_texel_shift: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
     /// Padding.
     pub _pad2: u32,
 }
@@ -74,11 +73,10 @@ pub struct ApplyParams {
     pub staged_stride: u32,
     /// Workgroups along x.
     pub groups_x: u32,
-    /// log2 of the width in texels of the page's row mirror texture (texture row reads,
-    /// `src/gpu/tex_mirror.rs`; 0 without).
-    pub row_texel_shift: u32,
-    /// log2 of the width in texels of the page's lane mirror texture (0 without).
-    pub lane_texel_shift: u32,
+    /// Padding.
+    pub _pad0: u32,
+    /// Padding.
+    pub _pad1: u32,
     /// Padding.
     pub _pad2: u32,
 }

@@ -226,8 +226,8 @@ mod tests {
                 groups_x,
                 opaque_zero,
                 child_mode,
-                row_texel_shift,
-                lane_texel_shift,
+                _pad0,
+                _pad1,
                 _pad2
             ]
         );
@@ -243,8 +243,8 @@ mod tests {
                 lane_stride,
                 staged_stride,
                 groups_x,
-                row_texel_shift,
-                lane_texel_shift,
+                _pad0,
+                _pad1,
                 _pad2
             ]
         );

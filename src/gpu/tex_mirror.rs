@@ -28,12 +28,14 @@ pub(crate) enum RowReads {
     Textures,
 }
 
-/// The widest a mirror texture gets, in texels (the WebGPU default of
-/// `max_texture_dimension_2d`).
-const MAX_WIDTH_SHIFT: u32 = 13;
+/// log2 of the width in texels of a mirror texture of more than that many texels (fewer
+/// make one row): the WebGPU default of `max_texture_dimension_2d`. A constant, so the shaders
+/// find a texel with a mask and a shift; keep in sync with `MIRROR_WIDTH_SHIFT` in
+/// `shaders/types.wgsl`.
+const WIDTH_SHIFT: u32 = 13;
 
 /// Most rows of a page with a mirror: its 4 lane sections must fit 2^13 × 2^13 texels.
-pub(super) const MAX_MIRROR_PAGE_ROWS: u32 = 1 << (2 * MAX_WIDTH_SHIFT - 2);
+pub(super) const MAX_MIRROR_PAGE_ROWS: u32 = 1 << (2 * WIDTH_SHIFT - 2);
 
 const ROW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Uint;
 const LANE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
@@ -68,27 +70,12 @@ fn mirror_supported(device: &wgpu::Device) -> bool {
     let limits = device.limits();
     let usages = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::STORAGE_BINDING;
     limits.max_storage_textures_per_shader_stage >= 2
-        && limits.max_texture_dimension_2d >= 1 << MAX_WIDTH_SHIFT
+        && limits.max_texture_dimension_2d >= 1 << WIDTH_SHIFT
         && [ROW_FORMAT, LANE_FORMAT].iter().all(|f| {
             f.guaranteed_format_features(device.features())
                 .allowed_usages
                 .contains(usages)
         })
-}
-
-/// log2 of the width in texels of a mirror texture of `texels` texels (a power of two).
-fn width_shift(texels: u32) -> u32 {
-    texels.ilog2().min(MAX_WIDTH_SHIFT)
-}
-
-/// log2 of the width of the row texture of a page of `capacity` rows (2 texels a row).
-pub(super) fn row_texel_shift(capacity: u32) -> u32 {
-    width_shift(2 * capacity)
-}
-
-/// log2 of the width of the lane texture of a page of `capacity` rows (4 sections).
-pub(super) fn lane_texel_shift(capacity: u32) -> u32 {
-    width_shift(4 * capacity)
 }
 
 /// The mirror of one page.
@@ -99,18 +86,14 @@ pub(crate) struct MirrorPage {
     pub(super) lanes_view: wgpu::TextureView,
 }
 
-/// The texture for `texels` texels of `format`, 2^`shift` wide.
-fn texture(
-    device: &wgpu::Device,
-    format: wgpu::TextureFormat,
-    texels: u32,
-    shift: u32,
-) -> wgpu::Texture {
+/// The texture for `texels` texels of `format` (a power of two), row by row.
+fn texture(device: &wgpu::Device, format: wgpu::TextureFormat, texels: u32) -> wgpu::Texture {
+    let width = texels.min(1 << WIDTH_SHIFT);
     device.create_texture(&wgpu::TextureDescriptor {
         label: Some("wgpu-tween mirror"),
         size: wgpu::Extent3d {
-            width: 1 << shift,
-            height: texels >> shift,
+            width,
+            height: texels / width,
             depth_or_array_layers: 1,
         },
         mip_level_count: 1,
@@ -180,13 +163,8 @@ impl GpuExecutor {
                     "no texture mirror for a page of {capacity} rows"
                 )));
             }
-            let rows = texture(device, ROW_FORMAT, 2 * capacity, row_texel_shift(capacity));
-            let lanes = texture(
-                device,
-                LANE_FORMAT,
-                4 * capacity,
-                lane_texel_shift(capacity),
-            );
+            let rows = texture(device, ROW_FORMAT, 2 * capacity);
+            let lanes = texture(device, LANE_FORMAT, 4 * capacity);
             pages.push(MirrorPage {
                 rows_view: rows.create_view(&Default::default()),
                 lanes_view: lanes.create_view(&Default::default()),
