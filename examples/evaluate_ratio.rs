@@ -80,7 +80,7 @@ fn wait(ctx: &GpuContext) {
 /// Something measured: one update (or floor step) and a wait.
 enum Subject {
     Floor(GpuLerpFloor, GpuContext),
-    World(MotionWorld, GpuContext),
+    World(Box<MotionWorld>, GpuContext),
 }
 
 impl Subject {
@@ -126,7 +126,10 @@ fn main() {
         for (label, ctx) in [("texture", &tex), ("buffer", &buf)] {
             for (kind, mixed) in [("f32", false), ("mixed", true)] {
                 if let Some(w) = world(ctx, n, mixed) {
-                    subjects.push((format!("{kind} {label}"), Subject::World(w, ctx.clone())));
+                    subjects.push((
+                        format!("{kind} {label}"),
+                        Subject::World(Box::new(w), ctx.clone()),
+                    ));
                 }
             }
         }
