@@ -5,8 +5,10 @@
 //! Why: lavapipe loads a storage value with a loop over the SIMD lanes per scalar component,
 //! about 3.5 ns per invocation each, while a 16-byte `textureLoad` costs about 1.3 ns
 //! (`examples/access_probe.rs`); a plain row's evaluation reads 16 bytes of row and one lane
-//! pair. With texture reads the 1M-motion evaluate pass went from about 2.4× the lerp kernel
-//! to about 1.1–1.4× on lavapipe (README, Performance).
+//! pair. With texture reads the evaluate pass of 1M plain motions went from about 2.4× the
+//! lerp kernel to about 1.45–1.55× on lavapipe (`examples/evaluate_ratio.rs`, which
+//! measures both). The cost: 64 more bytes of GPU memory per row of capacity, and each frame
+//! with changes writes them twice.
 //!
 //! The buffers stay the truth and the mirror follows them exactly: the apply pass writes
 //! every row and lane pair it writes to the buffers into the mirror too
