@@ -45,17 +45,27 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let op = ops[params.op_offset + n];
+    // Every row and lane pair written is also written to the texture mirror, where the
+    // executor keeps one (`mirror_row`, `mirror_lane`: apply_mirror.wgsl, or nothing).
+    var row: MotionRow;
     if op.kind == 0u {
-        rows[op.dst] = rows[op.src];
+        row = rows[op.src];
         params_table[op.dst] = params_table[op.src];
-        for (var k = 0u; k < 4u; k++) {
-            lanes[k * params.lane_stride + op.dst] = lanes[k * params.lane_stride + op.src];
-        }
     } else {
-        rows[op.dst] = staged_rows[op.src];
+        row = staged_rows[op.src];
         params_table[op.dst] = staged_params[op.src];
-        for (var k = 0u; k < 4u; k++) {
-            lanes[k * params.lane_stride + op.dst] = staged_lanes[k * params.staged_stride + op.src];
+    }
+    rows[op.dst] = row;
+    mirror_row(op.dst, row);
+    for (var k = 0u; k < 4u; k++) {
+        let j = k * params.lane_stride + op.dst;
+        var pair: vec2<f32>;
+        if op.kind == 0u {
+            pair = lanes[k * params.lane_stride + op.src];
+        } else {
+            pair = staged_lanes[k * params.staged_stride + op.src];
         }
+        lanes[j] = pair;
+        mirror_lane(j, pair);
     }
 }

@@ -60,3 +60,12 @@ const LOOP_RESTART: u32 = 0u;
 const LOOP_FLIP: u32 = 1u;
 const LOOP_INCREMENTAL: u32 = 2u;
 const LOOP_YOYO: u32 = 3u;
+
+// The texture mirror of the row table (src/gpu/tex_mirror.rs; keep in sync with
+// `WIDTH_SHIFT` there): texel t of a mirror texture, filled row by row, 2^13 texels a row
+// (a texture of fewer texels is one row of them).
+const MIRROR_WIDTH_SHIFT: u32 = 13u;
+
+fn mirror_texel(t: u32) -> vec2<u32> {
+    return vec2<u32>(t & ((1u << MIRROR_WIDTH_SHIFT) - 1u), t >> MIRROR_WIDTH_SHIFT);
+}

@@ -173,19 +173,25 @@ impl GpuExecutor {
         };
         self.ctx.queue().write_buffer(changes, 0, &self.bytes);
 
+        if self.mirrored() && self.mirror.len() <= slot {
+            return Err(GpuError::Validation("texture mirror out of date".into()));
+        }
+        let mut entries = vec![
+            range(0, changes, 0, size_of::<ApplyParams>() as u64),
+            range(1, changes, ops_offset, ops_bytes),
+            range(2, changes, rows_offset, rows_bytes),
+            range(3, changes, lanes_offset, lanes_bytes),
+            whole(4, &table_page.rows),
+            whole(5, &table_page.lanes),
+            range(6, changes, params_offset, params_bytes),
+            whole(7, &table_page.params),
+        ];
+        // The apply pass writes what it writes to the buffers into the mirror too.
+        entries.extend(self.mirror_entries(slot, 8));
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-tween apply"),
             layout: &self.pipelines.apply_layout,
-            entries: &[
-                range(0, changes, 0, size_of::<ApplyParams>() as u64),
-                range(1, changes, ops_offset, ops_bytes),
-                range(2, changes, rows_offset, rows_bytes),
-                range(3, changes, lanes_offset, lanes_bytes),
-                whole(4, &table_page.rows),
-                whole(5, &table_page.lanes),
-                range(6, changes, params_offset, params_bytes),
-                whole(7, &table_page.params),
-            ],
+            entries: &entries,
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("wgpu-tween apply"),

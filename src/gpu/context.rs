@@ -161,7 +161,7 @@ impl GpuContext {
         if let Some(p) = cached.as_ref() {
             return Ok(Arc::clone(p));
         }
-        let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device))?);
+        let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device, &self.inner.info))?);
         *cached = Some(Arc::clone(&built));
         Ok(built)
     }

@@ -100,6 +100,9 @@ impl GpuExecutor {
             return Ok(());
         }
         let device = self.ctx.device();
+        if self.mirrored() && self.mirror.len() != pages {
+            return Err(GpuError::Validation("texture mirror out of date".into()));
+        }
         self.evaluate_groups = (0..wanted)
             .map(|slot| {
                 let p = slot % pages;
@@ -109,18 +112,20 @@ impl GpuExecutor {
                 } else {
                     layout.child_frame(p)
                 };
+                let mut entries = vec![
+                    range(0, &self.header, frame, size_of::<GpuFrame>() as u64),
+                    whole(1, &page.rows),
+                    whole(2, &page.lanes),
+                    whole(3, &page.outputs),
+                    whole(4, &page.params),
+                    whole(5, curve_keys),
+                    whole(6, &table.sequence_values),
+                ];
+                entries.extend(self.mirror_entries(p, 7));
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("wgpu-tween evaluate"),
                     layout: &self.pipelines.evaluate_layout,
-                    entries: &[
-                        range(0, &self.header, frame, size_of::<GpuFrame>() as u64),
-                        whole(1, &page.rows),
-                        whole(2, &page.lanes),
-                        whole(3, &page.outputs),
-                        whole(4, &page.params),
-                        whole(5, curve_keys),
-                        whole(6, &table.sequence_values),
-                    ],
+                    entries: &entries,
                 })
             })
             .collect();

@@ -21,6 +21,7 @@ use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, MAPPED, RING};
 use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
+use super::tex_mirror::{MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS};
 use super::timing::PassTimer;
 use super::variants::Features;
 use crate::error::BuildError;
@@ -107,6 +108,11 @@ pub(crate) struct GpuExecutor {
     /// Whether the evaluate pass is compiled per [`Features`] (see
     /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
     pub(super) specialize: bool,
+    /// The texture mirror of each page (with `RowReads::Textures` only; `tex_mirror.rs`),
+    /// the table generation it was made for, and whether it still waits for its fill.
+    pub(super) mirror: Vec<MirrorPage>,
+    pub(super) mirror_generation: Option<u64>,
+    pub(super) mirror_unfilled: bool,
 }
 
 /// What the world hands the executor for one update.
@@ -129,12 +135,17 @@ impl GpuExecutor {
         let max_binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
+        // A page's mirror textures must fit the texture size limit.
+        let mut page_rows = page_rows(max_binding, limits.max_buffer_size);
+        if pipelines.row_reads == RowReads::Textures {
+            page_rows = page_rows.min(MAX_MIRROR_PAGE_ROWS);
+        }
         Ok(Self {
             timer: None,
             max_per_axis: limits.max_compute_workgroups_per_dimension,
             max_binding,
             max_buffer: limits.max_buffer_size,
-            page_rows: page_rows(max_binding, limits.max_buffer_size),
+            page_rows,
             ctx,
             pipelines,
             table: None,
@@ -159,6 +170,9 @@ impl GpuExecutor {
             curve_bytes: Vec::new(),
             features: Features::default(),
             specialize: true,
+            mirror: Vec::new(),
+            mirror_generation: None,
+            mirror_unfilled: false,
         })
     }
 
@@ -312,6 +326,8 @@ impl GpuExecutor {
         // changes, which may write rows past the old capacity; a shrink comes after them,
         // since moves may read rows past the new capacity.
         self.grow_table(len, &mut encoder)?;
+        // A new table's mirror before the changes, which the apply pass writes into it too.
+        self.sync_mirror()?;
         let Some(table) = &self.table else {
             return Ok(None);
         };
@@ -326,6 +342,9 @@ impl GpuExecutor {
         if let Some(wanted) = shrink {
             self.resize_table(wanted, len, &mut encoder)?;
         }
+        // A new mirror (of a new table) is filled once the buffers hold this frame's rows.
+        self.sync_mirror()?;
+        self.fill_mirror(&mut encoder);
 
         // 3. The header: per page the clocks and pass params, then the gather list, in one
         // write.

@@ -6,6 +6,11 @@
 //! come back through a small gather pass and a ring of staging buffers
 //! ([`ReadbackMode`]); everything else stays on the GPU, or goes straight into user buffers
 //! through [`GpuTarget`]s.
+//!
+//! On software adapters (lavapipe) the evaluate pass reads the rows through a texture mirror
+//! of the row table, which the executor keeps equal to the buffers (faster there; see
+//! `tex_mirror.rs`); elsewhere it reads the buffers. `WGPU_TWEEN_ROW_READS=buffer|texture`
+//! overrides the choice when a context's pipelines are built.
 
 mod changes;
 mod context;
@@ -18,6 +23,7 @@ mod readback;
 pub mod shaders;
 mod table;
 pub(crate) mod targets;
+mod tex_mirror;
 pub(crate) mod timing;
 mod variants;
 

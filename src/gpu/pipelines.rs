@@ -3,21 +3,24 @@
 use std::sync::OnceLock;
 
 use super::shaders::{
-    ShaderModule, APPLY_MODULE, EVALUATE_INT64_MODULE, EVALUATE_MODULE, GATHER_MODULE,
-    SCATTER_MODULE,
+    ShaderModule, APPLY_MIRROR_MODULE, APPLY_MODULE, EVALUATE_INT64_MODULE, EVALUATE_MODULE,
+    EVALUATE_TEX_MODULE, GATHER_MODULE, SCATTER_MODULE,
 };
+use super::tex_mirror::RowReads;
 use super::variants::{self, Features};
 
 pub(crate) struct Pipelines {
     /// The evaluate pass, one pipeline per [`Features`] variant, each built on first use
     /// (the one for every kind of row eagerly, with the others).
     evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT],
-    /// [`EVALUATE_INT64_MODULE`] where the device has 64-bit integers, else
-    /// [`EVALUATE_MODULE`].
+    /// The module for [`Self::row_reads`].
     evaluate_module: &'static ShaderModule,
     evaluate_shader: wgpu::ShaderModule,
     evaluate_pipeline_layout: wgpu::PipelineLayout,
     pub evaluate_layout: wgpu::BindGroupLayout,
+    /// How the evaluate pass reads rows and lanes; with the texture mirror, the evaluate pass
+    /// binds it at 7 and 8 and the apply pass writes it at 8 and 9 (`tex_mirror.rs`).
+    pub row_reads: RowReads,
     pub apply: wgpu::ComputePipeline,
     pub apply_layout: wgpu::BindGroupLayout,
     pub gather: wgpu::ComputePipeline,
@@ -36,6 +39,10 @@ enum Slot {
     DynamicUniform,
     Read,
     ReadWrite,
+    /// A `texture_2d<u32>`.
+    Texture,
+    /// A write-only `texture_storage_2d` of this format.
+    StorageTexture(wgpu::TextureFormat),
 }
 
 fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
@@ -45,14 +52,26 @@ fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroup
         .map(|(i, slot)| wgpu::BindGroupLayoutEntry {
             binding: i as u32,
             visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: match slot {
-                    Slot::Uniform | Slot::DynamicUniform => wgpu::BufferBindingType::Uniform,
-                    Slot::Read => wgpu::BufferBindingType::Storage { read_only: true },
-                    Slot::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+            ty: match *slot {
+                Slot::Texture => wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Uint,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
                 },
-                has_dynamic_offset: matches!(slot, Slot::DynamicUniform),
-                min_binding_size: None,
+                Slot::StorageTexture(format) => wgpu::BindingType::StorageTexture {
+                    access: wgpu::StorageTextureAccess::WriteOnly,
+                    format,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                },
+                _ => wgpu::BindingType::Buffer {
+                    ty: match slot {
+                        Slot::Uniform | Slot::DynamicUniform => wgpu::BufferBindingType::Uniform,
+                        Slot::ReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
+                        _ => wgpu::BufferBindingType::Storage { read_only: true },
+                    },
+                    has_dynamic_offset: matches!(slot, Slot::DynamicUniform),
+                    min_binding_size: None,
+                },
             },
             count: None,
         })
@@ -112,39 +131,53 @@ fn pipeline(
     compute_pipeline(device, module, &shader, &pipeline_layout, &[])
 }
 
-/// The evaluate module for a device with `features`: 64-bit reads where it can (fewer loads,
-/// the same bytes and results).
-fn evaluate_module(features: wgpu::Features) -> &'static ShaderModule {
-    if features.contains(wgpu::Features::SHADER_INT64) {
-        &EVALUATE_INT64_MODULE
-    } else {
-        &EVALUATE_MODULE
+/// The evaluate module for `reads` (the same bytes and results each).
+fn evaluate_module(reads: RowReads) -> &'static ShaderModule {
+    match reads {
+        RowReads::Buffers32 => &EVALUATE_MODULE,
+        RowReads::Buffers64 => &EVALUATE_INT64_MODULE,
+        RowReads::Textures => &EVALUATE_TEX_MODULE,
     }
 }
 
 impl Pipelines {
-    pub fn new(device: &wgpu::Device) -> Self {
+    pub fn new(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Self {
         use Slot::*;
+        let row_reads = RowReads::choose(device, info);
+        let mirrored = row_reads == RowReads::Textures;
+        let evaluate_slots = [
+            // 5: the curve key table; 6: the sequence values of a paged table; 7, 8: the
+            // texture mirror of rows and lanes.
+            Uniform, Read, Read, ReadWrite, Read, Read, Read, Texture, Texture,
+        ];
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            // 5: the curve key table; 6: the sequence values of a paged table.
-            &[Uniform, Read, Read, ReadWrite, Read, Read, Read],
+            &evaluate_slots[..if mirrored { 9 } else { 7 }],
         );
+        let apply_slots = [
+            DynamicUniform,
+            Read,
+            Read,
+            Read,
+            ReadWrite,
+            ReadWrite,
+            Read,
+            ReadWrite,
+            // The texture mirror of rows and lanes.
+            StorageTexture(wgpu::TextureFormat::Rgba32Uint),
+            StorageTexture(wgpu::TextureFormat::Rg32Uint),
+        ];
         let apply_layout = layout(
             device,
             "wgpu-tween apply",
-            &[
-                DynamicUniform,
-                Read,
-                Read,
-                Read,
-                ReadWrite,
-                ReadWrite,
-                Read,
-                ReadWrite,
-            ],
+            &apply_slots[..if mirrored { 10 } else { 8 }],
         );
+        let apply_module = if mirrored {
+            &APPLY_MIRROR_MODULE
+        } else {
+            &APPLY_MODULE
+        };
         let gather_layout = layout(
             device,
             "wgpu-tween gather",
@@ -155,7 +188,7 @@ impl Pipelines {
             "wgpu-tween scatter",
             &[DynamicUniform, Read, Read, ReadWrite],
         );
-        let evaluate_module = evaluate_module(device.features());
+        let evaluate_module = evaluate_module(row_reads);
         let evaluate_shader = shader(device, evaluate_module);
         let evaluate_pipeline_layout = pipeline_layout(device, evaluate_module, &evaluate_layout);
         let evaluate_variants: [OnceLock<wgpu::ComputePipeline>; variants::COUNT] =
@@ -172,10 +205,11 @@ impl Pipelines {
             evaluate_module,
             evaluate_shader,
             evaluate_pipeline_layout,
-            apply: pipeline(device, &APPLY_MODULE, &apply_layout),
+            apply: pipeline(device, apply_module, &apply_layout),
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
             scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),
             evaluate_layout,
+            row_reads,
             apply_layout,
             gather_layout,
             scatter_layout,

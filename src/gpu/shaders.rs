@@ -13,10 +13,16 @@ pub const CURVE: &str = include_str!("../../shaders/curve.wgsl");
 pub const ROWS32: &str = include_str!("../../shaders/rows32.wgsl");
 /// Row and lane reads as 64-bit words (devices with `SHADER_INT64`).
 pub const ROWS64: &str = include_str!("../../shaders/rows64.wgsl");
+/// Row and lane reads through the texture mirror (`src/gpu/tex_mirror.rs`).
+pub const ROWS_TEX: &str = include_str!("../../shaders/rows_tex.wgsl");
 /// The evaluate pass entry point.
 pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 /// The row-change (upload and move) pass.
 pub const APPLY: &str = include_str!("../../shaders/apply.wgsl");
+/// The apply pass's writes to the texture mirror.
+pub const APPLY_MIRROR: &str = include_str!("../../shaders/apply_mirror.wgsl");
+/// The apply pass without a texture mirror.
+pub const APPLY_PLAIN: &str = include_str!("../../shaders/apply_plain.wgsl");
 /// The readback gather pass.
 pub const GATHER: &str = include_str!("../../shaders/gather.wgsl");
 /// The GPU-target scatter pass.
@@ -56,11 +62,26 @@ pub const EVALUATE_INT64_MODULE: ShaderModule = ShaderModule {
     parts: &[TYPES, ROWS64, EASING, CURVE, CLOCK, EVALUATE],
 };
 
+/// The evaluate pass, reading rows and lanes from the texture mirror of their buffers
+/// (faster on software adapters; see `src/gpu/tex_mirror.rs`).
+pub const EVALUATE_TEX_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween evaluate (texture reads)",
+    entry_point: "evaluate",
+    parts: &[TYPES, ROWS_TEX, EASING, CURVE, CLOCK, EVALUATE],
+};
+
 /// The apply (upload and move) pass.
 pub const APPLY_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween apply",
     entry_point: "apply",
-    parts: &[TYPES, APPLY],
+    parts: &[TYPES, APPLY_PLAIN, APPLY],
+};
+
+/// The apply pass, also writing into the texture mirror.
+pub const APPLY_MIRROR_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween apply (texture mirror)",
+    entry_point: "apply",
+    parts: &[TYPES, APPLY_MIRROR, APPLY],
 };
 
 /// The gather pass.
@@ -78,10 +99,12 @@ pub const SCATTER_MODULE: ShaderModule = ShaderModule {
 };
 
 /// Every module the executor builds.
-pub const ALL_MODULES: [ShaderModule; 5] = [
+pub const ALL_MODULES: [ShaderModule; 7] = [
     EVALUATE_MODULE,
     EVALUATE_INT64_MODULE,
+    EVALUATE_TEX_MODULE,
     APPLY_MODULE,
+    APPLY_MIRROR_MODULE,
     GATHER_MODULE,
     SCATTER_MODULE,
 ];

@@ -146,6 +146,16 @@ impl MotionWorld {
         self.gpu.as_deref().map_or(0, GpuExecutor::capacity)
     }
 
+    /// Whether the GPU executor's texture mirror of its row table holds the same bytes as
+    /// the table's buffers for every live row (`None` without a mirror or GPU executor).
+    /// Blocks on the device; for tests.
+    #[doc(hidden)]
+    pub fn gpu_mirror_matches(&self) -> Result<Option<bool>, crate::gpu::GpuError> {
+        self.gpu
+            .as_deref()
+            .map_or(Ok(None), GpuExecutor::mirror_matches)
+    }
+
     /// Caps the GPU executor's workgroups per dispatch axis below the device's limit, so
     /// tests can exercise the two-dimensional fold of large dispatches with small worlds.
     #[doc(hidden)]

@@ -1,0 +1,6 @@
+// The apply pass without a texture mirror: keep in sync with apply_mirror.wgsl (the same
+// functions), which writes what these leave out.
+
+fn mirror_row(i: u32, row: MotionRow) {}
+
+fn mirror_lane(j: u32, pair: vec2<f32>) {}
