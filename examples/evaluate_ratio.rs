@@ -1,5 +1,5 @@
 //! The evaluate pass against the lerp floor with the row table read through the texture
-//! mirror and through the storage buffers (`WGPU_TWEEN_ROW_READS`, see
+//! mirror and through the storage buffers (`RowStorage`, see
 //! `src/gpu/tex_mirror.rs`), measured interleaved so that the load of a shared machine falls
 //! on all alike.
 //!
@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use glam::{Quat, Vec3};
 use wgpu_tween::baseline::GpuLerpFloor;
-use wgpu_tween::gpu::GpuContext;
+use wgpu_tween::gpu::{GpuContext, RowStorage};
 use wgpu_tween::{Color, Ease, Executor, LoopType, Motion, MotionWorld};
 
 const DT: f64 = 1.0 / 60.0;
@@ -34,14 +34,10 @@ fn cpu_ms() -> f64 {
     ns as f64 * 1e-6
 }
 
-/// A context whose pipelines read rows as `reads` says (`texture` or `buffer`).
-fn context(reads: &str) -> Option<GpuContext> {
-    // The variable is read when the context's pipelines are built (its first world); no
-    // other thread of this program reads the environment meanwhile.
-    std::env::set_var("WGPU_TWEEN_ROW_READS", reads);
-    let ctx = GpuContext::new().ok()?;
-    drop(MotionWorld::with_gpu(ctx.clone()).ok()?);
-    Some(ctx)
+/// `base`'s device, reading the motion table as `storage` says (`None` if it cannot).
+fn context(base: &GpuContext, storage: RowStorage) -> Option<GpuContext> {
+    let ctx = base.with_row_storage(storage);
+    (ctx.row_storage() == storage).then_some(ctx)
 }
 
 /// A GPU world of `n` looping motions, all `f32` or (`mixed`) a quarter each of `f32`,
@@ -112,8 +108,15 @@ fn main() {
         .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
     let rounds: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(7);
-    let (Some(tex), Some(buf)) = (context("texture"), context("buffer")) else {
+    let Ok(base) = GpuContext::new() else {
         println!("no GPU adapter: nothing to measure");
+        return;
+    };
+    let (Some(tex), Some(buf)) = (
+        context(&base, RowStorage::Textures),
+        context(&base, RowStorage::Buffers),
+    ) else {
+        println!("this device cannot keep a texture mirror: nothing to compare");
         return;
     };
     let info = tex.adapter_info();

@@ -4,6 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::pipelines::Pipelines;
+use super::tex_mirror::{RowReads, RowStorage};
 
 /// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +65,8 @@ struct Shared {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     lost: Arc<AtomicBool>,
+    /// How the evaluate pass reads the table, resolved for the device.
+    row_reads: RowReads,
     /// Built once per context and shared by every world on it.
     pipelines: Mutex<Option<Arc<Pipelines>>>,
 }
@@ -140,15 +143,44 @@ impl GpuContext {
         device.set_device_lost_callback(move |_reason, _message| {
             flag.store(true, Ordering::Release);
         });
+        let row_reads = RowReads::choose(&device, &info, RowStorage::Auto);
         Self {
             inner: Arc::new(Shared {
                 device,
                 queue,
                 info,
                 lost,
+                row_reads,
                 pipelines: Mutex::new(None),
             }),
         }
+    }
+
+    /// A context on the same device whose evaluate pass reads the motion table as `storage`
+    /// says (see [`RowStorage`]; [`Auto`](RowStorage::Auto) by default). Worlds made on it
+    /// use it; worlds already on `self` keep theirs. Its pipelines are built anew on first
+    /// use.
+    #[must_use]
+    pub fn with_row_storage(&self, storage: RowStorage) -> Self {
+        let shared = &self.inner;
+        Self {
+            inner: Arc::new(Shared {
+                device: shared.device.clone(),
+                queue: shared.queue.clone(),
+                info: shared.info.clone(),
+                lost: Arc::clone(&shared.lost),
+                row_reads: RowReads::choose(&shared.device, &shared.info, storage),
+                pipelines: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// How the evaluate pass of worlds on this context reads the motion table:
+    /// [`Buffers`](RowStorage::Buffers) or [`Textures`](RowStorage::Textures) (never
+    /// `Auto`: the choice made for this adapter).
+    #[must_use]
+    pub fn row_storage(&self) -> RowStorage {
+        self.inner.row_reads.storage()
     }
 
     /// The compute pipelines, built on first use.
@@ -161,7 +193,8 @@ impl GpuContext {
         if let Some(p) = cached.as_ref() {
             return Ok(Arc::clone(p));
         }
-        let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device, &self.inner.info))?);
+        let built =
+            Arc::new(self.scoped(|| Pipelines::new(&self.inner.device, self.inner.row_reads))?);
         *cached = Some(Arc::clone(&built));
         Ok(built)
     }

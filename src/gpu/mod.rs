@@ -9,8 +9,9 @@
 //!
 //! On software adapters (lavapipe) the evaluate pass reads the rows through a texture mirror
 //! of the row table, which the executor keeps equal to the buffers (faster there; see
-//! `tex_mirror.rs`); elsewhere it reads the buffers. `WGPU_TWEEN_ROW_READS=buffer|texture`
-//! overrides the choice when a context's pipelines are built.
+//! `tex_mirror.rs`); elsewhere it reads the buffers. [`GpuContext::with_row_storage`] chooses
+//! per context ([`RowStorage`]), and `WGPU_TWEEN_ROW_READS=buffer|texture` overrides the
+//! automatic choice when a context is made.
 
 mod changes;
 mod context;
@@ -30,3 +31,4 @@ mod variants;
 pub use context::{GpuContext, GpuError};
 pub use readback::ReadbackMode;
 pub use targets::GpuTarget;
+pub use tex_mirror::RowStorage;

@@ -141,9 +141,8 @@ fn evaluate_module(reads: RowReads) -> &'static ShaderModule {
 }
 
 impl Pipelines {
-    pub fn new(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Self {
+    pub fn new(device: &wgpu::Device, row_reads: RowReads) -> Self {
         use Slot::*;
-        let row_reads = RowReads::choose(device, info);
         let mirrored = row_reads == RowReads::Textures;
         let evaluate_slots = [
             // 5: the curve key table; 6: the sequence values of a paged table; 7, 8: the

@@ -1,6 +1,6 @@
 //! The texture mirror of the row table: per page, its `rows` and `lanes` buffers copied into
 //! two textures, which the evaluate pass reads instead of the buffers
-//! (`shaders/rows_tex.wgsl`) where [`RowReads::Textures`] is chosen.
+//! (`shaders/rows_tex.wgsl`) where [`RowStorage::Textures`] is chosen.
 //!
 //! Why: lavapipe loads a storage value with a loop over the SIMD lanes per scalar component,
 //! about 3.5 ns per invocation each, while a 16-byte `textureLoad` costs about 1.3 ns
@@ -42,26 +42,58 @@ pub(super) const MAX_MIRROR_PAGE_ROWS: u32 = 1 << (2 * WIDTH_SHIFT - 2);
 const ROW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Uint;
 const LANE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
 
+/// How the evaluate pass reads the motion table, chosen per [`GpuContext`](super::GpuContext)
+/// with [`GpuContext::with_row_storage`](super::GpuContext::with_row_storage).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RowStorage {
+    /// Textures on software adapters (lavapipe), where they are faster (about 1.1× the
+    /// lerp kernel at 1M motions against 2.2× with buffers); buffers elsewhere, which have
+    /// not been measured slower. `WGPU_TWEEN_ROW_READS=buffer|texture` overrides this
+    /// choice (and only this one).
+    #[default]
+    Auto,
+    /// The table's storage buffers, as 64-bit words where the device has `SHADER_INT64`.
+    Buffers,
+    /// A texture mirror of the table, which the executor keeps equal to the buffers: 64
+    /// more bytes of GPU memory per row of capacity, and each uploaded or moved row is
+    /// written twice. Devices that cannot keep one (fewer than two storage textures per
+    /// stage, 2D textures under 8192 texels, or no `Rgba32Uint`/`Rg32Uint` storage) read the
+    /// buffers.
+    Textures,
+}
+
+impl RowStorage {
+    /// What `Auto` means for this adapter and environment; the others as they are.
+    fn resolve(self, info: &wgpu::AdapterInfo) -> Self {
+        match (self, std::env::var("WGPU_TWEEN_ROW_READS").as_deref()) {
+            (Self::Auto, Ok("texture")) => Self::Textures,
+            (Self::Auto, Ok("buffer")) => Self::Buffers,
+            (Self::Auto, _) if info.device_type == wgpu::DeviceType::Cpu => Self::Textures,
+            (Self::Auto, _) => Self::Buffers,
+            (chosen, _) => chosen,
+        }
+    }
+}
+
 impl RowReads {
-    /// The reads for a device: `WGPU_TWEEN_ROW_READS=buffer|texture` if set (texture only
-    /// where the device can), else textures on software adapters (where they are faster;
-    /// without measurements elsewhere, other adapters keep the buffers), else buffers, as
-    /// 64-bit words where the device has them.
-    pub fn choose(device: &wgpu::Device, info: &wgpu::AdapterInfo) -> Self {
-        let buffers = if device.features().contains(wgpu::Features::SHADER_INT64) {
+    /// The reads for a device and a [`RowStorage`] choice: textures where chosen (or
+    /// resolved from `Auto`) and the device can keep a mirror, else buffers, as 64-bit words
+    /// where the device has them.
+    pub fn choose(device: &wgpu::Device, info: &wgpu::AdapterInfo, storage: RowStorage) -> Self {
+        if storage.resolve(info) == RowStorage::Textures && mirror_supported(device) {
+            Self::Textures
+        } else if device.features().contains(wgpu::Features::SHADER_INT64) {
             Self::Buffers64
         } else {
             Self::Buffers32
-        };
-        let wanted = match std::env::var("WGPU_TWEEN_ROW_READS").as_deref() {
-            Ok("texture") => true,
-            Ok("buffer") => false,
-            _ => info.device_type == wgpu::DeviceType::Cpu,
-        };
-        if wanted && mirror_supported(device) {
-            Self::Textures
-        } else {
-            buffers
+        }
+    }
+
+    /// The storage these reads use.
+    pub fn storage(self) -> RowStorage {
+        match self {
+            Self::Textures => RowStorage::Textures,
+            Self::Buffers32 | Self::Buffers64 => RowStorage::Buffers,
         }
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use wgpu_tween::gpu::GpuContext;
+use wgpu_tween::gpu::{GpuContext, RowStorage};
 use wgpu_tween::{Executor, MotionWorld};
 
 /// An executor under test.
@@ -125,9 +125,9 @@ pub fn own_device(
 }
 
 /// A context on a second device of the shared context's adapter, made without
-/// `SHADER_INT64`, so the evaluate pass reads rows as 32-bit words (the path of devices
-/// without 64-bit integers). `None` without an adapter, or when the shared context lacks
-/// `SHADER_INT64` already (it tests that path itself).
+/// `SHADER_INT64` and reading the table from its buffers, so the evaluate pass reads rows as
+/// 32-bit words (the path of devices without 64-bit integers). `None` without an adapter, or
+/// when the shared context lacks `SHADER_INT64` already (it tests that path itself).
 pub fn gpu_32bit() -> Option<GpuContext> {
     static CONTEXT: OnceLock<Option<GpuContext>> = OnceLock::new();
     CONTEXT
@@ -147,6 +147,7 @@ pub fn gpu_32bit() -> Option<GpuContext> {
                 },
                 |_| wgpu::Features::empty(),
             )
+            .map(|ctx| ctx.with_row_storage(RowStorage::Buffers))
         })
         .clone()
 }
@@ -187,7 +188,8 @@ pub const PAGED_BINDING: u64 = 8 * 1024;
 
 /// A context on a second device of the shared context's adapter whose storage bindings are
 /// [`PAGED_BINDING`] bytes, so that worlds of more than 256 motions span pages of the GPU
-/// table (`src/gpu/table.rs`). `None` without an adapter.
+/// table (`src/gpu/table.rs`), reading the table the other way than the shared context
+/// (see [`executors`]). `None` without an adapter.
 pub fn gpu_paged() -> Option<GpuContext> {
     static CONTEXT: OnceLock<Option<GpuContext>> = OnceLock::new();
     CONTEXT
@@ -200,13 +202,25 @@ pub fn gpu_paged() -> Option<GpuContext> {
                 },
                 |offered| offered & wgpu::Features::SHADER_INT64,
             )
+            .map(|ctx| {
+                // The row storage the shared context does not use, so that the suites run
+                // both (with the 64-bit buffer reads of `gpu` where they differ).
+                let other = match gpu().map(|shared| shared.row_storage()) {
+                    Some(RowStorage::Textures) => RowStorage::Buffers,
+                    _ => RowStorage::Textures,
+                };
+                ctx.with_row_storage(other)
+            })
         })
         .clone()
 }
 
 /// Executors a test should run, from `WGPU_TWEEN_EXECUTOR` (`cpu`, `gpu`, `all`; default all
 /// available). `gpu` is the shared context, [`gpu_paged`] and, where the shared device reads
-/// rows as 64-bit words, [`gpu_32bit`] as well.
+/// rows as 64-bit words, [`gpu_32bit`] as well. Between them they read the motion table
+/// every way the evaluate pass can: the shared context's automatic choice (a texture mirror
+/// on lavapipe, 64-bit buffer words on a GPU), 32-bit buffer words, and the paged context's
+/// other [`RowStorage`].
 pub fn executors() -> Vec<Exec> {
     let choice = std::env::var("WGPU_TWEEN_EXECUTOR").unwrap_or_default();
     let want_cpu = matches!(choice.as_str(), "" | "all" | "cpu");
