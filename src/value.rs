@@ -452,33 +452,16 @@ fn vibrate(pairs: [[f32; 2]; 4], lanes: usize, p: f32, noise: Option<(u32, u32)>
 ///
 /// Kept operation for operation equal to `quat_interpolate` in `shaders/evaluate.wgsl`, but
 /// for `sin` (see [`sin_fast`]) and slerp's normalization, which the GPU does in full (its
-/// `sin` may be less precise). The CPU executor evaluates quaternion rows in blocks with the
-/// same operations (`quat_block` in `cpu/lanes.rs`): keep in sync.
+/// `sin` may be less precise). The CPU executor evaluates quaternion rows eight at a time with
+/// the same operations (`quat_block` and `QuatGroup` in `cpu/lanes.rs`, `cpu/lanes_avx2.rs`):
+/// keep in sync.
 #[must_use]
 pub(crate) fn quat_interpolate(pairs: [[f32; 2]; 4], p: f32, slerp: bool, theta: f32) -> Lanes {
-    let inv_sin = if slerp && theta > QUAT_MIN_ANGLE {
-        quat_inv_sin(theta)
-    } else {
-        0.0
-    };
-    quat_interpolate_with(pairs, p, slerp, theta, inv_sin)
-}
-
-/// [`quat_interpolate`] with `1/sin θ` given (`inv_sin`, any value where it is not used).
-#[inline(always)]
-#[must_use]
-pub(crate) fn quat_interpolate_with(
-    pairs: [[f32; 2]; 4],
-    p: f32,
-    slerp: bool,
-    theta: f32,
-    inv_sin: f32,
-) -> Lanes {
     let a = [pairs[0][0], pairs[1][0], pairs[2][0], pairs[3][0]];
     let b = [pairs[0][1], pairs[1][1], pairs[2][1], pairs[3][1]];
     let (mut wa, mut wb) = (1.0 - p, p);
     if slerp && theta > QUAT_MIN_ANGLE {
-        let s = inv_sin;
+        let s = quat_inv_sin(theta);
         (wa, wb) = (sin_fast((1.0 - p) * theta) * s, sin_fast(p * theta) * s);
     }
     let mut r = [0.0f32; 4];

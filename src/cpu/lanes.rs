@@ -5,8 +5,8 @@
 //! pairs (0, 0), so their outputs stay 0), unless every row is a quaternion. Rows with another
 //! adapter then overwrite theirs: quaternion rows (slerp and nlerp, found by a bitmask of the
 //! rows' flags) in place, by blocks of [`BLOCK`] neighbouring rows straight from the lane
-//! columns (no gather; with AVX2, rows of blocks with few of them one by one), with the
-//! operations of
+//! columns where most of a block's rows are quaternions, the others gathered eight at a time,
+//! with the operations of
 //! [`quat_interpolate`](crate::value::quat_interpolate) and per-row constants found when the
 //! rows change ([`QuatColumns`]), so their results equal it bit for bit; punch and shake
 //! rows, and quaternion rows whose angles leave the range of the sine polynomial (eases that
@@ -20,6 +20,10 @@ use crate::value::{
 /// Neighbouring rows evaluated together as quaternions: one AVX vector (two SSE ones) per
 /// operation.
 const BLOCK: usize = 8;
+
+/// Quaternion rows of a block from which it is evaluated in place ([`dense_blocks`]); the
+/// others are gathered ([`gathered`]). A block costs about as much as gathering four rows.
+const DENSE: u32 = 4;
 
 /// The rows of a chunk (bit `i` for row `i`) whose adapter is not lerp: found once per
 /// change of the chunk's rows where the caller keeps it (the segment cache's chunk head), as
@@ -155,7 +159,16 @@ pub(crate) fn values(
     if quat == 0 && other == 0 {
         return;
     }
-    other |= quaternions(pairs, &mut out, p, [theta, inv_sin], [quat, nlerp]);
+    // Blocks of neighbouring rows that are mostly quaternions in place (out of line, AVX2
+    // where the CPU has it); the other quaternion rows gathered eight at a time (inline: as
+    // a call, its arguments and the gather cost more than the group saves).
+    let dense = dense_blocks(quat, n);
+    if dense != 0 {
+        other |= quaternions(pairs, &mut out, p, [theta, inv_sin], [dense, nlerp]);
+    }
+    if quat & !dense != 0 {
+        other |= gathered(pairs, &mut out, p, [theta, inv_sin], [quat & !dense, nlerp]);
+    }
     while other != 0 {
         let i = other.trailing_zeros() as usize;
         other &= other - 1;
@@ -169,6 +182,129 @@ pub(crate) fn values(
     }
 }
 
+/// Quaternion rows (of `quat`, a chunk of `n` rows) in blocks of [`BLOCK`] neighbouring rows
+/// at least [`DENSE`] of which are quaternions (a short last block never).
+#[inline(always)]
+fn dense_blocks(quat: u64, n: usize) -> u64 {
+    let mut dense = 0;
+    for base in (0..n / BLOCK * BLOCK).step_by(BLOCK) {
+        let rows = quat >> base & 0xff;
+        if rows.count_ones() >= DENSE {
+            dense |= rows << base;
+        }
+    }
+    dense
+}
+
+/// The quaternion rows of `masks[0]` (`masks[1]`: the nlerp rows), gathered [`BLOCK`] at a
+/// time into a [`QuatGroup`]; returns those left to the scalar path (as [`quaternions`]).
+#[inline(always)]
+fn gathered(
+    pairs: [&[[f32; 2]]; 4],
+    out: &mut [&mut [f32]; 4],
+    p: &[f32],
+    constants: [&[f32]; 2],
+    masks: [u64; 2],
+) -> u64 {
+    let [mut mask, nlerp] = masks;
+    let [theta, inv_sin] = constants;
+    let mut scalar = 0u64;
+    // Entries past a short group keep the previous group's (finite) values: computed,
+    // never stored.
+    let mut group = QuatGroup::default();
+    while mask != 0 {
+        let mut index = [0u8; BLOCK];
+        let mut n = 0;
+        let mut exact = 0;
+        while mask != 0 && n < BLOCK {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            group.theta[n] = theta[i];
+            group.inv_sin[n] = inv_sin[i];
+            group.p[n] = p[i];
+            for (lane, column) in group.pairs.iter_mut().zip(pairs) {
+                lane[n] = column[i];
+            }
+            exact |= (nlerp >> i & 1) << n;
+            index[n] = i as u8;
+            n += 1;
+        }
+        let outside = group.evaluate(exact as u32) & ((1 << n) - 1);
+        for (j, &i) in index[..n].iter().enumerate() {
+            let i = usize::from(i);
+            for (column, lane) in out.iter_mut().zip(&group.pairs) {
+                column[i] = lane[j][0];
+            }
+            scalar |= u64::from(outside >> j & 1) << i;
+        }
+    }
+    scalar
+}
+
+/// Up to [`BLOCK`] gathered quaternion rows as columns.
+#[derive(Default)]
+struct QuatGroup {
+    /// `(from, to)` per lane; the result in `from` after [`evaluate`](Self::evaluate).
+    pairs: [[[f32; 2]; BLOCK]; 4],
+    /// The [`QuatColumns`] entries.
+    theta: [f32; BLOCK],
+    inv_sin: [f32; BLOCK],
+    p: [f32; BLOCK],
+}
+
+impl QuatGroup {
+    /// `from ← quat_interpolate(from, to, p, θ)` for every entry, the entries of `exact`
+    /// (bit `j`) nlerp: the operations of [`quat_block`]. Returns the entries whose angles
+    /// leave the sine polynomial's range (as `quat_block`).
+    #[inline(always)]
+    fn evaluate(&mut self, exact: u32) -> u32 {
+        let mut outside = [false; BLOCK];
+        let mut len2 = [0.0f32; BLOCK];
+        for j in 0..BLOCK {
+            let (theta, p) = (self.theta[j], self.p[j]);
+            // The angles `quat_interpolate` passes to `sin_fast`, formed the same way.
+            let (xa, xb) = ((1.0 - p) * theta, p * theta);
+            let slerp = theta > QUAT_MIN_ANGLE;
+            outside[j] = slerp && !(xa.abs() <= SIN_POLY_MAX && xb.abs() <= SIN_POLY_MAX);
+            let (sa, sb) = (sin_poly(xa), sin_poly(xb));
+            let wa = if slerp { sa * self.inv_sin[j] } else { 1.0 - p };
+            let wb = if slerp { sb * self.inv_sin[j] } else { p };
+            let r = [0, 1, 2, 3].map(|k| self.pairs[k][j][0] * wa + self.pairs[k][j][1] * wb);
+            len2[j] = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+            for (lane, r) in self.pairs.iter_mut().zip(r) {
+                lane[j][0] = r;
+            }
+        }
+        // Slerp's one Newton step from 1; nlerp rows (rare next to slerp: kept out of the
+        // loop above, whose vector code a square root and division per entry would slow)
+        // normalized in full.
+        let mut inv = [0.0f32; BLOCK];
+        for j in 0..BLOCK {
+            inv[j] = 1.5 - 0.5 * len2[j];
+        }
+        if exact != 0 {
+            for j in 0..BLOCK {
+                if exact >> j & 1 != 0 {
+                    inv[j] = if len2[j] > 0.0 {
+                        1.0 / len2[j].sqrt()
+                    } else {
+                        0.0
+                    };
+                }
+            }
+        }
+        for lane in &mut self.pairs {
+            for j in 0..BLOCK {
+                lane[j][0] *= inv[j];
+            }
+        }
+        outside
+            .iter()
+            .enumerate()
+            .fold(0, |bits, (j, &o)| bits | u32::from(o) << j)
+    }
+}
+
 /// Evaluates the quaternion rows of `masks[0]` (`masks[1]`: the nlerp rows among them, see
 /// [`AdapterMasks`]) from the [`QuatColumns`] `constants` (θ, 1/sin θ); returns those left to
 /// the scalar path (an angle outside the polynomial's range), whose outputs it leaves
@@ -176,9 +312,8 @@ pub(crate) fn values(
 ///
 /// Not inlined into the executor's loop, whose size made the compiler give up inlining and
 /// vectorizing the small loops here: compiled on its own, in AVX2 intrinsics for the CPUs
-/// that have it (`lanes_avx2.rs`: eight rows per instruction, blocks of neighbouring rows
-/// evaluated in place where several are quaternions, the others one by one), else portably
-/// ([`quaternions_with`]: by blocks). The results are the same (IEEE
+/// that have it (`lanes_avx2.rs`: eight rows per instruction), else portably
+/// ([`quaternions_with`]). The results are the same (IEEE
 /// operations lane by lane, no fused multiply-add).
 #[inline(always)]
 fn quaternions(

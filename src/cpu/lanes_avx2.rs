@@ -5,12 +5,8 @@
 //! multiply-add), so the results equal the portable version and `quat_interpolate` bit for
 //! bit: keep in sync.
 //!
-//! A block of eight neighbouring rows is evaluated in place, straight from the columns,
-//! where at least [`DENSE`] of them are quaternions (chunks made of quaternion motions); the
-//! other quaternion rows (a chunk mixing types) one by one with the scalar
-//! [`quat_interpolate_with`]. (Gathering those eight at a time into vectors, as loads per
-//! lane or in passes through columns, measured slower than one by one on the development
-//! machine.)
+//! Blocks of eight neighbouring rows are evaluated in place, straight from the columns (the
+//! caller gives it the blocks that are mostly quaternions, see `dense_blocks`).
 //!
 //! Every function here is `#[inline(always)]` and not itself compiled for AVX2 (such a
 //! function cannot be forced inline, and the compiler left one out of line with its
@@ -25,11 +21,7 @@ use std::arch::x86_64::{
 };
 
 use super::BLOCK;
-use crate::value::{quat_interpolate_with, QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
-
-/// Quaternion rows of a block from which it is evaluated in place: a block costs about as
-/// much as two or three rows one by one.
-const DENSE: u32 = 3;
+use crate::value::{QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
 
 /// As [`quaternions`](super::quaternions).
 ///
@@ -57,14 +49,14 @@ pub(super) unsafe fn quaternions(
     let [theta, inv_sin] = [&constants[0][..n], &constants[1][..n]];
     let [mask, nlerp] = masks;
     let mut scalar = 0u64;
-    let mut sparse = 0u64;
     let mut blocks = mask;
     while blocks != 0 {
         let base = blocks.trailing_zeros() as usize & !(BLOCK - 1);
         blocks &= !(0xff << base);
         let rows = (mask >> base) as u32 & 0xff;
-        if rows.count_ones() < DENSE || base + BLOCK > n {
-            sparse |= u64::from(rows) << base;
+        if base + BLOCK > n {
+            // (A short block: never given, see `dense_blocks`.)
+            scalar |= u64::from(rows) << base;
             continue;
         }
         let at = base..base + BLOCK;
@@ -97,17 +89,6 @@ pub(super) unsafe fn quaternions(
                     _mm256_storeu_ps(out[k][at.clone()].as_mut_ptr(), r);
                 }
             }
-        }
-    }
-    // The other quaternion rows one by one (gathering them eight at a time cost more).
-    while sparse != 0 {
-        let i = sparse.trailing_zeros() as usize;
-        sparse &= sparse - 1;
-        let pair = [pairs[0][i], pairs[1][i], pairs[2][i], pairs[3][i]];
-        let slerp = nlerp >> i & 1 == 0;
-        let value = quat_interpolate_with(pair, p[i], slerp, theta[i], inv_sin[i]);
-        for k in 0..4 {
-            out[k][i] = value[k];
         }
     }
     scalar
