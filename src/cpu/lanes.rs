@@ -232,8 +232,8 @@ fn gathered(
         let outside = group.evaluate(exact as u32) & ((1 << n) - 1);
         for (j, &i) in index[..n].iter().enumerate() {
             let i = usize::from(i);
-            for (column, lane) in out.iter_mut().zip(&group.pairs) {
-                column[i] = lane[j][0];
+            for (column, lane) in out.iter_mut().zip(&group.out) {
+                column[i] = lane[j];
             }
             scalar |= u64::from(outside >> j & 1) << i;
         }
@@ -244,8 +244,11 @@ fn gathered(
 /// Up to [`BLOCK`] gathered quaternion rows as columns.
 #[derive(Default)]
 struct QuatGroup {
-    /// `(from, to)` per lane; the result in `from` after [`evaluate`](Self::evaluate).
+    /// `(from, to)` per lane.
     pairs: [[[f32; 2]; BLOCK]; 4],
+    /// The results per lane ([`evaluate`](Self::evaluate)): a column of its own, as storing
+    /// every other entry of `pairs` cost shuffles.
+    out: [[f32; BLOCK]; 4],
     /// The [`QuatColumns`] entries.
     theta: [f32; BLOCK],
     inv_sin: [f32; BLOCK],
@@ -253,7 +256,7 @@ struct QuatGroup {
 }
 
 impl QuatGroup {
-    /// `from ← quat_interpolate(from, to, p, θ)` for every entry, the entries of `exact`
+    /// `out ← quat_interpolate(from, to, p, θ)` for every entry, the entries of `exact`
     /// (bit `j`) nlerp: the operations of [`quat_block`]. Returns the entries whose angles
     /// leave the sine polynomial's range (as `quat_block`).
     #[inline(always)]
@@ -271,8 +274,8 @@ impl QuatGroup {
             let wb = if slerp { sb * self.inv_sin[j] } else { p };
             let r = [0, 1, 2, 3].map(|k| self.pairs[k][j][0] * wa + self.pairs[k][j][1] * wb);
             len2[j] = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-            for (lane, r) in self.pairs.iter_mut().zip(r) {
-                lane[j][0] = r;
+            for (lane, r) in self.out.iter_mut().zip(r) {
+                lane[j] = r;
             }
         }
         // Slerp's one Newton step from 1; nlerp rows (rare next to slerp: kept out of the
@@ -293,9 +296,9 @@ impl QuatGroup {
                 }
             }
         }
-        for lane in &mut self.pairs {
+        for lane in &mut self.out {
             for j in 0..BLOCK {
-                lane[j][0] *= inv[j];
+                lane[j] *= inv[j];
             }
         }
         outside
