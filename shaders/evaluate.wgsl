@@ -73,17 +73,19 @@ fn world_time(kind: u32) -> vec3<f32> {
 }
 
 // Slerp (or nlerp) of unit quaternions a -> b (the builder put b on the shortest arc and
-// stored the angle theta between them), normalized. Kept operation for operation equal to
-// `quat_interpolate` in src/value.rs (which evaluates sin by a polynomial).
+// stored the angle theta between them), normalized. Slerp's weights are
+// sin((1 - p) * theta) * s and sin(p * theta) * s with s = 1 / sin(theta); angles up to 1e-6
+// (QUAT_MIN_ANGLE in src/value.rs) take the lerp weights. Kept operation for operation equal
+// to `quat_interpolate` in src/value.rs (which evaluates sin by a polynomial), but for the
+// normalization of slerp results: the CPU's sin is accurate to an ulp, so it takes one Newton
+// step from 1; this `sin` may be less precise, so the GPU normalizes in full.
 fn quat_interpolate(a: vec4<f32>, b: vec4<f32>, p: f32, slerp: bool, theta: f32) -> vec4<f32> {
     var wa = 1.0 - p;
     var wb = p;
-    if slerp {
-        let s = sin(theta);
-        if s > 1e-6 {
-            wa = sin((1.0 - p) * theta) / s;
-            wb = sin(p * theta) / s;
-        }
+    if slerp && theta > 1e-6 {
+        let s = 1.0 / sin(theta);
+        wa = sin((1.0 - p) * theta) * s;
+        wb = sin(p * theta) * s;
     }
     let r = a * wa + b * wb;
     let len2 = r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w;

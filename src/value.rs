@@ -442,29 +442,54 @@ fn vibrate(pairs: [[f32; 2]; 4], lanes: usize, p: f32, noise: Option<(u32, u32)>
 
 /// Slerp (or nlerp) of the unit quaternions in `pairs` (the builder has already turned
 /// `to` onto the shortest arc, so their dot is ≥ 0, and stored the angle `theta` between
-/// them), normalized. Kept operation for operation equal to `quat_interpolate` in
-/// `shaders/evaluate.wgsl`, but for `sin` (see [`sin_fast`]). The CPU executor evaluates
-/// quaternion rows in groups with the same operations (`QuatGroup` in `cpu/lanes.rs`): keep
-/// in sync.
+/// them), normalized. Slerp takes the weights `sin((1 − p)·θ)·s` and `sin(p·θ)·s` with
+/// `s = 1/sin θ` ([`quat_inv_sin`], which the CPU executor keeps per row), or the lerp
+/// weights for angles up to [`QUAT_MIN_ANGLE`] (the two rotations are then equal to f32
+/// precision); its result is then of unit length up to rounding (|r|² = 1 + ε, ε of a few
+/// ulps), so one Newton step from 1, `1.5 − ½·|r|²`, normalizes it to within about ε²
+/// instead of a square root and a division. Nlerp (LitMotion's `LerpUnclamped`, |r| down
+/// to cos(θ/2)) is normalized in full.
+///
+/// Kept operation for operation equal to `quat_interpolate` in `shaders/evaluate.wgsl`, but
+/// for `sin` (see [`sin_fast`]) and slerp's normalization, which the GPU does in full (its
+/// `sin` may be less precise). The CPU executor evaluates quaternion rows eight at a time with
+/// the same operations (`quat_block` and `QuatGroup` in `cpu/lanes.rs`, `cpu/lanes_avx2.rs`):
+/// keep in sync.
 #[must_use]
 pub(crate) fn quat_interpolate(pairs: [[f32; 2]; 4], p: f32, slerp: bool, theta: f32) -> Lanes {
     let a = [pairs[0][0], pairs[1][0], pairs[2][0], pairs[3][0]];
     let b = [pairs[0][1], pairs[1][1], pairs[2][1], pairs[3][1]];
     let (mut wa, mut wb) = (1.0 - p, p);
-    if slerp {
-        let s = sin_fast(theta);
-        if s > 1e-6 {
-            (wa, wb) = (sin_fast((1.0 - p) * theta) / s, sin_fast(p * theta) / s);
-        }
+    if slerp && theta > QUAT_MIN_ANGLE {
+        let s = quat_inv_sin(theta);
+        (wa, wb) = (sin_fast((1.0 - p) * theta) * s, sin_fast(p * theta) * s);
     }
     let mut r = [0.0f32; 4];
     for k in 0..4 {
         r[k] = a[k] * wa + b[k] * wb;
     }
     let len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
-    let inv = if len2 > 0.0 { 1.0 / len2.sqrt() } else { 0.0 };
+    let inv = if slerp {
+        1.5 - 0.5 * len2
+    } else if len2 > 0.0 {
+        1.0 / len2.sqrt()
+    } else {
+        0.0
+    };
     r.map(|x| x * inv)
 }
+
+/// `1/sin θ` for a slerp angle `θ` (in `(QUAT_MIN_ANGLE, π/2]`), as [`quat_interpolate`]
+/// forms it.
+#[inline]
+#[must_use]
+pub(crate) fn quat_inv_sin(theta: f32) -> f32 {
+    1.0 / sin_fast(theta)
+}
+
+/// The largest slerp angle for which [`quat_interpolate`] takes the lerp weights (the two
+/// rotations are then equal to f32 precision, and `1/sin θ` would overflow at `θ = 0`).
+pub(crate) const QUAT_MIN_ANGLE: f32 = 1e-6;
 
 /// The largest `|x|` for which [`sin_fast`] uses its polynomial ([`sin_poly`]).
 pub(crate) const SIN_POLY_MAX: f32 = std::f32::consts::FRAC_PI_2;
@@ -482,16 +507,24 @@ pub(crate) fn sin_fast(x: f32) -> f32 {
     }
 }
 
+/// [`sin_poly`]'s coefficients of `x³`, `x⁵`, …, `x¹¹` (Taylor's, rounded to f32).
+pub(crate) const SIN_POLY: [f32; 5] = [
+    -1.0 / 6.0,
+    1.0 / 120.0,
+    -1.0 / 5040.0,
+    1.0 / 362_880.0,
+    -1.0 / 39_916_800.0,
+];
+
 /// [`sin_fast`]'s polynomial alone (only meant for `|x| ≤ SIN_POLY_MAX`): branch-free, so
-/// the batched slerp (`cpu::lanes`) runs it in SIMD with the same operations.
+/// the batched slerp (`cpu::lanes`) runs it in SIMD with the same operations (Horner's
+/// scheme, innermost first: keep in sync with `cpu/lanes_avx2.rs`).
 #[inline(always)]
 #[must_use]
 pub(crate) fn sin_poly(x: f32) -> f32 {
+    let [c3, c5, c7, c9, c11] = SIN_POLY;
     let x2 = x * x;
-    x * (1.0
-        + x2 * (-1.0 / 6.0
-            + x2 * (1.0 / 120.0
-                + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362_880.0 + x2 * (-1.0 / 39_916_800.0))))))
+    x * (1.0 + x2 * (c3 + x2 * (c5 + x2 * (c7 + x2 * (c9 + x2 * c11)))))
 }
 
 /// The angle `theta` between unit quaternions `a` and `b` (dot ≥ 0), as a slerp row stores

@@ -323,6 +323,8 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
         odd: [false; CHUNK],
     };
     let mut p = [0.0f32; CHUNK];
+    // The constants of a chunk's quaternion rows (`lanes::QuatColumns`).
+    let (mut theta, mut inv_sin) = ([0.0f32; CHUNK], [0.0f32; CHUNK]);
     for (chunk_index, chunk) in rows.chunks(CHUNK).enumerate() {
         let start = chunk_index * CHUNK;
         let n = chunk.len();
@@ -365,17 +367,25 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
 
         let [o0, o1, o2, o3] = [&mut *out0, &mut *out1, &mut *out2, &mut *out3]
             .map(|column| &mut column[start..start + n]);
+        let adapters = if shape.non_lerp {
+            super::lanes::AdapterMasks::of(chunk)
+        } else {
+            super::lanes::AdapterMasks::default()
+        };
+        if adapters.quat != 0 {
+            super::lanes::QuatColumns::fill(chunk, adapters.quat, &mut theta, &mut inv_sin);
+        }
         super::lanes::values(
             chunk,
             [0, 1, 2, 3].map(|k| &lanes[k][start..start + n]),
             [o0, o1, o2, o3],
             &p[..n],
-            shape.multi_lane,
-            if shape.non_lerp {
-                super::lanes::AdapterMasks::of(chunk)
-            } else {
-                super::lanes::AdapterMasks::default()
+            super::lanes::QuatColumns {
+                theta: &theta,
+                inv_sin: &inv_sin,
             },
+            shape.multi_lane,
+            adapters,
             now,
         );
     }

@@ -12,7 +12,7 @@
 
 use super::batch::{self, Columns, CHUNK};
 use super::evaluate::progress;
-use super::lanes::AdapterMasks;
+use super::lanes::{AdapterMasks, QuatColumns};
 use super::segment::{self, Segment};
 use crate::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
@@ -47,7 +47,7 @@ pub(crate) struct Column(pub [f32; CHUNK]);
 
 /// The cache, as columns of chunks: the hot loop reads only `heads` (one line per chunk),
 /// `c` and, where the rows do not share one, `r`; `hi` and `off` are read at segment ends
-/// and for Flip and Incremental.
+/// and for Flip and Incremental, `theta` and `inv_sin` where the chunk has quaternion rows.
 #[derive(Default)]
 pub(crate) struct Cache {
     pub heads: Vec<Head>,
@@ -55,6 +55,11 @@ pub(crate) struct Cache {
     pub c: Vec<Column>,
     pub hi: Vec<Column>,
     pub off: Vec<Column>,
+    /// The constants of the chunk's quaternion rows ([`QuatColumns`]), found with its
+    /// [`AdapterMasks`]: the value pass then reads no row.
+    pub theta: Vec<Column>,
+    /// See `theta`.
+    pub inv_sin: Vec<Column>,
 }
 
 impl Cache {
@@ -66,7 +71,14 @@ impl Cache {
             let target = (chunks * 2).max(64);
             self.heads.truncate(chunks);
             self.heads.shrink_to(target);
-            for column in [&mut self.r, &mut self.c, &mut self.hi, &mut self.off] {
+            for column in [
+                &mut self.r,
+                &mut self.c,
+                &mut self.hi,
+                &mut self.off,
+                &mut self.theta,
+                &mut self.inv_sin,
+            ] {
                 column.truncate(chunks);
                 column.shrink_to(target);
             }
@@ -77,6 +89,8 @@ impl Cache {
         self.c.resize(chunks, zero);
         self.hi.resize(chunks, Column([f32::NEG_INFINITY; CHUNK]));
         self.off.resize(chunks, zero);
+        self.theta.resize(chunks, zero);
+        self.inv_sin.resize(chunks, zero);
     }
 
     /// Row `i` changed.
@@ -103,6 +117,8 @@ impl Cache {
             c: self.c.as_mut_ptr(),
             hi: self.hi.as_mut_ptr(),
             off: self.off.as_mut_ptr(),
+            theta: self.theta.as_mut_ptr(),
+            inv_sin: self.inv_sin.as_mut_ptr(),
         }
     }
 }
@@ -115,6 +131,8 @@ pub(crate) struct CachePtr {
     c: *mut Column,
     hi: *mut Column,
     off: *mut Column,
+    theta: *mut Column,
+    inv_sin: *mut Column,
 }
 // SAFETY: only dereferenced at disjoint chunks (see `CachePtr::chunk`).
 unsafe impl Send for CachePtr {}
@@ -135,6 +153,8 @@ impl CachePtr {
                 c: &mut (*self.c.add(index)).0,
                 hi: &mut (*self.hi.add(index)).0,
                 off: &mut (*self.off.add(index)).0,
+                theta: &mut (*self.theta.add(index)).0,
+                inv_sin: &mut (*self.inv_sin.add(index)).0,
             }
         }
     }
@@ -239,6 +259,8 @@ pub(crate) struct Chunk<'a> {
     c: &'a mut [f32; CHUNK],
     hi: &'a mut [f32; CHUNK],
     off: &'a mut [f32; CHUNK],
+    theta: &'a mut [f32; CHUNK],
+    inv_sin: &'a mut [f32; CHUNK],
 }
 
 impl Head {
@@ -399,6 +421,10 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
 ) -> bool {
     if chunk.head.dirty {
         chunk.head.classify(rows);
+        let quat = chunk.head.adapters.quat;
+        if quat != 0 {
+            QuatColumns::fill(rows, quat, chunk.theta, chunk.inv_sin);
+        }
     }
     if chunk.head.state == State::Slow {
         batch::evaluate(rows, columns, now);
@@ -445,7 +471,11 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     if near || w >= chunk.head.min_hi {
         refresh(&mut chunk, index, rows, w_abs, w, p);
     }
-    lerp_lanes(chunk.head, rows, columns, p, now);
+    let quat = QuatColumns {
+        theta: chunk.theta,
+        inv_sin: chunk.inv_sin,
+    };
+    lerp_lanes(chunk.head, rows, columns, p, quat, now);
     false
 }
 
@@ -519,6 +549,7 @@ fn lerp_lanes(
     rows: &[MotionRow],
     columns: Columns<'_>,
     p: &[f32; CHUNK],
+    quat: QuatColumns<'_>,
     now: &[f64; 3],
 ) {
     let Columns { lanes, outputs, .. } = columns;
@@ -528,6 +559,7 @@ fn lerp_lanes(
         [l0, l1, l2, l3],
         outputs,
         p,
+        quat,
         chunk.multi_lane,
         chunk.adapters,
         now,

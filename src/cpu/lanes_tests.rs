@@ -6,7 +6,7 @@ use crate::cpu::test_rng::Rng;
 use crate::ease::Ease;
 use crate::row::pack_flags;
 use crate::settings::{DelayType, LoopType, TimeKind};
-use crate::value::quat_angle;
+use crate::value::{quat_angle, QUAT_MIN_ANGLE};
 use bytemuck::Zeroable;
 
 fn unit(v: [f64; 4]) -> [f64; 4] {
@@ -66,16 +66,24 @@ fn slerp_f64(a: [f32; 4], b: [f32; 4], p: f32, slerp: bool) -> [f64; 4] {
     r.map(|x| x / len)
 }
 
-/// A chunk of `n` rows mixing lerp (one to four lanes), slerp, nlerp, punch and shake, with
-/// their lane pairs and progress; quaternion rows get pairs of every kind and progress
-/// inside [0, 1], overshooting as Back and Elastic do, further out (Incremental loops), and
-/// exactly 0 and 1.
-fn chunk(rng: &mut Rng, n: usize) -> (Vec<MotionRow>, [Vec<[f32; 2]>; 4], Vec<f32>) {
+/// A chunk of `n` rows mixing lerp (one to four lanes), slerp, nlerp, punch and shake (or,
+/// with `all_quat`, slerp and nlerp alone), with their lane pairs and progress; quaternion
+/// rows get pairs of every kind and progress inside [0, 1], overshooting as Back and Elastic
+/// do, further out (Incremental loops), and exactly 0 and 1.
+fn chunk(
+    rng: &mut Rng,
+    n: usize,
+    all_quat: bool,
+) -> (Vec<MotionRow>, [Vec<[f32; 2]>; 4], Vec<f32>) {
     let mut rows = Vec::new();
     let mut pairs: [Vec<[f32; 2]>; 4] = Default::default();
     let mut ps = Vec::new();
     for _ in 0..n {
-        let adapter = rng.pick(&[0, 1, 1, 1, 2, 2, 3, 4]);
+        let adapter = if all_quat {
+            rng.pick(&[1, 1, 1, 2])
+        } else {
+            rng.pick(&[0, 1, 1, 1, 2, 2, 3, 4])
+        };
         let lanes = match adapter {
             0 => 1 + (rng.next() % 4) as usize,
             1 | 2 => 4,
@@ -140,7 +148,8 @@ fn values_follow_slerp_and_the_scalar_mirror() {
         } else {
             64
         };
-        let (rows, pairs, p) = chunk(&mut rng, n);
+        // Every third chunk all quaternions (no lerp pass, whole blocks stored).
+        let (rows, pairs, p) = chunk(&mut rng, n, round % 3 == 0);
         // Outputs start as garbage: every lane must be written.
         let mut out: [Vec<f32>; 4] = Default::default();
         for column in &mut out {
@@ -148,13 +157,20 @@ fn values_follow_slerp_and_the_scalar_mirror() {
         }
         {
             let [o0, o1, o2, o3] = &mut out;
+            let adapters = AdapterMasks::of(&rows);
+            let (mut theta, mut inv_sin) = (vec![f32::NAN; n], vec![f32::NAN; n]);
+            QuatColumns::fill(&rows, adapters.quat, &mut theta, &mut inv_sin);
             values(
                 &rows,
                 [&pairs[0], &pairs[1], &pairs[2], &pairs[3]],
                 [o0, o1, o2, o3],
                 &p,
+                QuatColumns {
+                    theta: &theta,
+                    inv_sin: &inv_sin,
+                },
                 true,
-                AdapterMasks::of(&rows),
+                adapters,
                 &now,
             );
         }
@@ -173,10 +189,10 @@ fn values_follow_slerp_and_the_scalar_mirror() {
                 continue;
             }
             let theta = f32::from_bits(row.params);
-            let in_range = [theta, (1.0 - p[i]) * theta, p[i] * theta]
+            let in_range = [(1.0 - p[i]) * theta, p[i] * theta]
                 .iter()
                 .all(|x| x.abs() <= SIN_POLY_MAX);
-            if adapter == 2 || in_range {
+            if adapter == 2 || theta <= QUAT_MIN_ANGLE || in_range {
                 grouped += 1;
             } else {
                 scalar += 1;
@@ -220,10 +236,71 @@ fn lerp_only_chunks_write_lane_zero() {
         [&pairs, &pairs, &pairs, &pairs],
         [o0, o1, o2, o3],
         &p,
+        QuatColumns {
+            theta: &[0.0; 5],
+            inv_sin: &[0.0; 5],
+        },
         false,
         AdapterMasks::default(),
         &[0.0; 3],
     );
     assert_eq!(out[0], [0.0, 3.25, 6.0, 10.0, 13.0]);
     assert_eq!(out[1], [-1.0; 5]);
+}
+
+/// The AVX2 quaternion pass (where the CPU has it: [`quaternions`] dispatches) and the
+/// portable one ([`quaternions_with`]) give the same bits, for chunks of quaternion rows
+/// dense and sparse, full and short. (The AVX2 pass leaves a short last block to the scalar
+/// path: `values` never gives it one.)
+#[test]
+fn quaternion_passes_agree() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for round in 0..300 {
+        let n = if round % 4 == 0 {
+            1 + (rng.next() % 63) as usize
+        } else {
+            64
+        };
+        let (rows, pairs, p) = chunk(&mut rng, n, round % 2 == 0);
+        let adapters = AdapterMasks::of(&rows);
+        let (mut theta, mut inv_sin) = (vec![0.0; n], vec![0.0; n]);
+        QuatColumns::fill(&rows, adapters.quat, &mut theta, &mut inv_sin);
+        let pairs = [&pairs[0][..], &pairs[1][..], &pairs[2][..], &pairs[3][..]];
+        let run = |portable: bool| {
+            let mut out: [Vec<f32>; 4] = Default::default();
+            for column in &mut out {
+                column.resize(n, -7.0);
+            }
+            let [o0, o1, o2, o3] = &mut out;
+            let mut columns = [&mut o0[..], &mut o1[..], &mut o2[..], &mut o3[..]];
+            let constants = [&theta[..], &inv_sin[..]];
+            let masks = [adapters.quat, adapters.nlerp];
+            let scalar = if portable {
+                quaternions_with(pairs, &mut columns, &p, constants, masks)
+            } else {
+                quaternions(pairs, &mut columns, &p, constants, masks)
+            };
+            (out, scalar)
+        };
+        let ((fast, fast_scalar), (portable, portable_scalar)) = (run(false), run(true));
+        // The rows of whole blocks.
+        let whole = u64::MAX.checked_shr(64 - (n / 8 * 8) as u32).unwrap_or(0);
+        assert_eq!(
+            fast_scalar & whole,
+            portable_scalar & whole,
+            "round {round}"
+        );
+        let mut rows_left = adapters.quat & !(portable_scalar | fast_scalar);
+        while rows_left != 0 {
+            let i = rows_left.trailing_zeros() as usize;
+            rows_left &= rows_left - 1;
+            for k in 0..4 {
+                assert_eq!(
+                    fast[k][i].to_bits(),
+                    portable[k][i].to_bits(),
+                    "round {round}, row {i} lane {k}"
+                );
+            }
+        }
+    }
 }
