@@ -105,16 +105,7 @@ fn idle(c: &mut Criterion) {
         ("update-after-1M-of-every-type-finished", true),
     ] {
         let mut world = MotionWorld::new();
-        world.reserve(N);
-        for i in 0..N {
-            if every_type {
-                common::run_of_type(&mut world, i, 0.01);
-            } else {
-                Motion::new(0.0f32, 1.0, 0.01)
-                    .run(&mut world)
-                    .expect("valid motion");
-            }
-        }
+        common::run_short(&mut world, N, every_type);
         world.update(0.1).expect("valid delta");
         assert!(world.is_empty(), "every motion should have completed");
         group.bench_function(label, |b| {

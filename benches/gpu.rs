@@ -368,16 +368,7 @@ fn idle(c: &mut Criterion) {
     ] {
         let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
         world.set_executor(Executor::Gpu).expect("GPU executor");
-        world.reserve(N);
-        for i in 0..N {
-            if every_type {
-                common::run_of_type(&mut world, i, 0.01);
-            } else {
-                Motion::new(0.0f32, 1.0, 0.01)
-                    .run(&mut world)
-                    .expect("valid motion");
-            }
-        }
+        common::run_short(&mut world, N, every_type);
         world.update(DT).expect("update");
         world.update(0.1).expect("update");
         wait(&ctx);

@@ -33,10 +33,25 @@ pub fn fill_typed(world: &mut MotionWorld, n: usize, mixed: bool) {
     }
 }
 
+/// Runs `n` motions of 0.01 s: all `f32`, or (`every_type`) cycling through
+/// [`run_of_type`].
+pub fn run_short(world: &mut MotionWorld, n: usize, every_type: bool) {
+    world.reserve(n);
+    for i in 0..n {
+        if every_type {
+            run_of_type(world, i, 0.01);
+        } else {
+            Motion::new(0.0f32, 1.0, 0.01)
+                .run(world)
+                .expect("valid motion");
+        }
+    }
+}
+
 /// Runs motion number `i` of a cycle through every value type and shape a world can hold
 /// (each integer rounding, slerp and nlerp, punch and shake, an animation curve, the
 /// parametric eases), lasting `duration` seconds.
-pub fn run_of_type(world: &mut MotionWorld, i: usize, duration: f32) {
+fn run_of_type(world: &mut MotionWorld, i: usize, duration: f32) {
     macro_rules! run {
         ($m:expr) => {{
             $m.run(world).expect("valid motion");
