@@ -15,6 +15,7 @@ mod debug;
 pub(crate) mod events;
 mod gpu;
 mod ops;
+mod partition;
 pub(crate) mod rows;
 mod sequence;
 mod settle;
@@ -413,6 +414,7 @@ impl MotionWorld {
             self.bound.push(BoundEntry { seq, slot, version });
         }
         self.schedule(slot, row_index, 0.0);
+        self.place_new_row(row_index);
         let handle = MotionHandle {
             world: self.id,
             slot,

@@ -14,6 +14,24 @@ pub(crate) const LANE_SECTIONS: usize = 6;
 /// Smallest capacity kept when shrinking.
 const MIN_CAPACITY: usize = 64;
 
+/// Shapes of rows, kept in contiguous runs of the table in this order (see
+/// [`Rows::class_end`]): one-lane lerps, lerps of two to four lanes, and the other adapters
+/// (quaternions, punch, shake).
+pub(crate) const CLASSES: usize = 3;
+
+/// The shape class of `row` (see [`CLASSES`]).
+#[must_use]
+pub(crate) fn class_of(row: &MotionRow) -> usize {
+    use crate::value::AdapterKind;
+    if row.adapter_bits() != AdapterKind::Lerp as u32 {
+        2
+    } else if row.lane_count() > 1 {
+        1
+    } else {
+        0
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct Rows {
     /// Timing and settings per row (GPU-mirrored as-is).
@@ -31,6 +49,11 @@ pub(crate) struct Rows {
     pub curves: crate::curve::CurvePool,
     /// Rows changed since the CPU executor's segment cache last looked.
     pub touched: Touched,
+    /// The end of each shape class's run of rows ([`CLASSES`]): class `c` holds rows
+    /// `class_end[c − 1]..class_end[c]`, so a chunk of the executors sees rows of one shape
+    /// (an interleaved mix would make every SIMD vector pay for every shape). The last
+    /// entry is the length.
+    pub class_end: [u32; CLASSES],
 }
 
 /// Indices of rows pushed, re-anchored or moved since the CPU executor last drained the log
@@ -150,7 +173,29 @@ impl Rows {
         });
     }
 
-    /// Removes row `index` by moving the last row into it. Returns the slot of the moved
+    /// Exchanges rows `a` and `b` with everything that belongs to them. Both become uploads
+    /// of a GPU mirror (a pair of moves would read what the other writes).
+    pub fn swap(&mut self, a: u32, b: u32) {
+        let (i, j) = (a as usize, b as usize);
+        self.rows.swap(i, j);
+        for column in &mut self.lanes {
+            column.swap(i, j);
+        }
+        for column in &mut self.outputs {
+            column.swap(i, j);
+        }
+        self.slot_of.swap(i, j);
+        for index in [a, b] {
+            self.touched.mark(index, self.rows.len());
+            if let Some(log) = &mut self.mirror {
+                log.origin[index as usize] = DIRTY;
+                log.touched.push(index);
+            }
+        }
+    }
+
+    /// Removes row `index` by moving the last row into it (the world removes only the last
+    /// row, after `retire_row`). Returns the slot of the moved
     /// row, whose slot entry must be pointed at `index`.
     pub fn swap_remove(&mut self, index: u32) -> Option<u32> {
         let i = index as usize;
@@ -260,6 +305,7 @@ impl Rows {
             column.clear();
         }
         self.slot_of.clear();
+        self.class_end = [0; CLASSES];
         self.touched.all = true;
         self.touched.rows.clear();
         if let Some(log) = &mut self.mirror {

@@ -309,3 +309,22 @@ impl MotionWorld {
             .unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+impl MotionWorld {
+    /// Asserts that every live child row names its sequence's current row as its parent.
+    pub(super) fn assert_children_linked(&self) {
+        for (&sequence, data) in &self.sequences {
+            let parent = self.slots.slots[sequence as usize].row;
+            for child in &data.children {
+                if let Some(entry) = self.slots.get(child.slot, child.version) {
+                    assert_eq!(
+                        self.rows.rows[entry.row as usize].parent_row(),
+                        parent,
+                        "child of the sequence in slot {sequence}"
+                    );
+                }
+            }
+        }
+    }
+}

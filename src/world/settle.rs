@@ -86,16 +86,11 @@ impl MotionWorld {
             if is_sequence {
                 self.remove_children(slot);
             }
-            let row = self.slots.slots[slot as usize].row;
-            if let Some(moved) = self.rows.swap_remove(row) {
-                self.slots.set_row(moved, row);
-                if let Some(target) = self.meta[moved as usize].target {
-                    self.targets.set_row(target, row);
-                }
-                if self.meta[moved as usize].is_sequence {
-                    self.relink_children(moved, row);
-                }
-            }
+            // To the end of the table past the other shapes' runs, then off it: removing
+            // the last row moves no other.
+            self.retire_row(self.slots.slots[slot as usize].row);
+            let moved = self.rows.swap_remove(self.slots.slots[slot as usize].row);
+            debug_assert_eq!(moved, None);
             self.slots.free(slot);
             self.callbacks[slot as usize] = None;
         }
