@@ -33,9 +33,9 @@ impl MotionWorld {
         }
     }
 
-    /// Moves row `index` to the end of the table, past the later classes' runs, and shrinks
-    /// the runs; the caller then removes the last row.
-    pub(super) fn retire_row(&mut self, index: u32) {
+    /// Removes row `index`: moves it to the end of the table, past the later classes' runs
+    /// (shrinking the runs), and drops it from there, so no row but the swapped ones moves.
+    pub(super) fn remove_row(&mut self, index: u32) {
         let class = class_of(&self.rows.rows[index as usize]);
         let mut at = index;
         for c in class..CLASSES {
@@ -47,6 +47,7 @@ impl MotionWorld {
             self.rows.class_end[c] -= 1;
         }
         debug_assert_eq!(at as usize + 1, self.rows.len());
+        self.rows.pop();
     }
 
     /// Exchanges rows `a` and `b` and points their slots, targets and sequence children at

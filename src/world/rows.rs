@@ -82,13 +82,15 @@ impl Touched {
 /// What changed in the rows since the GPU mirror was last synchronised.
 ///
 /// `origin[i]` names where row `i`'s current content sits in the mirror: `i` itself when in
-/// sync, another pre-sync row when a swap-remove moved it (chains of moves are composed, so a
-/// source is never also a destination), or [`DIRTY`] when only the CPU has it (new or
-/// re-anchored rows). `touched` lists the indices to look at.
+/// sync, another pre-sync row when a swap moved it (chains of swaps are composed), or
+/// [`DIRTY`] when only the CPU has it (new or re-anchored rows). `touched` lists the indices
+/// to look at. A drain's moves never read a row another of them writes.
 #[derive(Default)]
 pub(crate) struct MirrorLog {
     origin: Vec<u32>,
     touched: Vec<u32>,
+    /// Scratch bits of the rows a drain's moves write (kept, so a drain does not allocate).
+    written: Vec<u64>,
 }
 
 /// `MirrorLog::origin` of a row the mirror does not have.
@@ -114,6 +116,31 @@ impl MirrorLog {
         }
         self.touched.clear();
         debug_assert_eq!(self.origin.len(), len);
+        // Swaps (see `Rows::swap`) can make a move's source the destination of another
+        // move, which the apply pass would overwrite while reading it: those rows go up from
+        // the CPU instead.
+        if moves.is_empty() {
+            return;
+        }
+        self.written.resize(len.div_ceil(64), 0);
+        let bit = |r: u32| (r as usize / 64, 1u64 << (r % 64));
+        for &[dst, _] in moves.iter() {
+            let (word, mask) = bit(dst);
+            self.written[word] |= mask;
+        }
+        let written = &mut self.written;
+        moves.retain(|&[dst, src]| {
+            let (word, mask) = bit(src);
+            let clash = written.get(word).is_some_and(|w| w & mask != 0);
+            if clash {
+                uploads.push(dst);
+            }
+            !clash
+        });
+        for &dst in moves.iter().map(|[dst, _]| dst).chain(uploads.iter()) {
+            let (word, mask) = bit(dst);
+            self.written[word] &= !mask;
+        }
     }
 }
 
@@ -170,11 +197,12 @@ impl Rows {
         self.mirror = on.then(|| MirrorLog {
             origin: vec![DIRTY; self.rows.len()],
             touched: (0..self.rows.len() as u32).collect(),
+            written: Vec::new(),
         });
     }
 
-    /// Exchanges rows `a` and `b` with everything that belongs to them. Both become uploads
-    /// of a GPU mirror (a pair of moves would read what the other writes).
+    /// Exchanges rows `a` and `b` with everything that belongs to them (in a GPU mirror's
+    /// log too: a move of each, unless the drain finds a clash).
     pub fn swap(&mut self, a: u32, b: u32) {
         let (i, j) = (a as usize, b as usize);
         self.rows.swap(i, j);
@@ -187,40 +215,34 @@ impl Rows {
         self.slot_of.swap(i, j);
         for index in [a, b] {
             self.touched.mark(index, self.rows.len());
-            if let Some(log) = &mut self.mirror {
-                log.origin[index as usize] = DIRTY;
-                log.touched.push(index);
-            }
+        }
+        if let Some(log) = &mut self.mirror {
+            log.origin.swap(i, j);
+            log.touched.extend([a, b]);
         }
     }
 
-    /// Removes row `index` by moving the last row into it (the world removes only the last
-    /// row, after `retire_row`). Returns the slot of the moved
-    /// row, whose slot entry must be pointed at `index`.
-    pub fn swap_remove(&mut self, index: u32) -> Option<u32> {
-        let i = index as usize;
+    /// Removes the last row (the world first moves the row it removes there, see
+    /// `MotionWorld::remove_row`, so no other row moves).
+    pub fn pop(&mut self) {
+        let Some(last) = self.rows.len().checked_sub(1) else {
+            return;
+        };
         // Curve keys die with their row.
-        if self.rows[i].ease_bits() == crate::curve::ID_CURVE {
-            self.curves.free(self.params(index));
+        if self.rows[last].ease_bits() == crate::curve::ID_CURVE {
+            self.curves.free(self.params(last as u32));
         }
-        self.rows.swap_remove(i);
+        self.rows.pop();
         for column in &mut self.lanes {
-            column.swap_remove(i);
+            column.pop();
         }
         for column in &mut self.outputs {
-            column.swap_remove(i);
+            column.pop();
         }
-        self.slot_of.swap_remove(i);
-        if i < self.rows.len() {
-            self.touched.mark(index, self.rows.len());
-        }
+        self.slot_of.pop();
         if let Some(log) = &mut self.mirror {
-            log.origin.swap_remove(i);
-            if i < log.origin.len() {
-                log.touched.push(index);
-            }
+            log.origin.pop();
         }
-        self.slot_of.get(i).copied()
     }
 
     /// The `(from, to)` pairs of a row.

@@ -86,11 +86,7 @@ impl MotionWorld {
             if is_sequence {
                 self.remove_children(slot);
             }
-            // To the end of the table past the other shapes' runs, then off it: removing
-            // the last row moves no other.
-            self.retire_row(self.slots.slots[slot as usize].row);
-            let moved = self.rows.swap_remove(self.slots.slots[slot as usize].row);
-            debug_assert_eq!(moved, None);
+            self.remove_row(self.slots.slots[slot as usize].row);
             self.slots.free(slot);
             self.callbacks[slot as usize] = None;
         }
