@@ -189,12 +189,12 @@ impl GpuExecutor {
         // The apply pass writes what it writes to the buffers into the mirror too.
         entries.extend(self.mirror_entries(slot, 8));
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-tween apply"),
+            label: super::transient_label("wgpu-tween apply"),
             layout: &self.pipelines.apply_layout,
             entries: &entries,
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wgpu-tween apply"),
+            label: super::transient_label("wgpu-tween apply"),
             timestamp_writes: None,
         });
         pass.set_pipeline(&self.pipelines.apply);

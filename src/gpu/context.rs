@@ -253,13 +253,25 @@ impl GpuContext {
             .device
             .push_error_scope(wgpu::ErrorFilter::Validation);
         let value = f();
-        let validation = pollster::block_on(validation.pop());
-        let oom = pollster::block_on(oom.pop());
+        let validation = ready_or_wait(validation.pop());
+        let oom = ready_or_wait(oom.pop());
         if let Some(e) = oom.or(validation) {
             return Err(e.into());
         }
         self.check_lost()?;
         Ok(value)
+    }
+}
+
+/// The output of `future`, polled once first: an error scope's pop on a native backend is
+/// ready at once, and `pollster::block_on` would allocate a wake signal per call (two heap
+/// allocations per update). Waits only for a future that is not ready.
+fn ready_or_wait<F: std::future::Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => pollster::block_on(future),
     }
 }
 

@@ -35,7 +35,7 @@ impl GpuExecutor {
         let page_count = self.table.as_ref().map_or(0, |t| t.pages.len());
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-tween evaluate"),
+                label: super::transient_label("wgpu-tween evaluate"),
                 timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
             });
             pass.set_pipeline(self.pipelines.evaluate(&device, features));
@@ -71,7 +71,7 @@ impl GpuExecutor {
                 }
             }
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-tween evaluate children"),
+                label: super::transient_label("wgpu-tween evaluate children"),
                 timestamp_writes: None,
             });
             pass.set_pipeline(self.pipelines.evaluate(&device, features));

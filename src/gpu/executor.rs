@@ -215,7 +215,7 @@ impl GpuExecutor {
             let mut encoder =
                 ctx.device()
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                        label: Some("wgpu-tween targets"),
+                        label: super::transient_label("wgpu-tween targets"),
                     });
             targets.record(
                 &ctx,
@@ -319,7 +319,7 @@ impl GpuExecutor {
         let queue = self.ctx.queue().clone();
         let len = rows.len() as u32;
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
-            label: Some("wgpu-tween update"),
+            label: super::transient_label("wgpu-tween update"),
         });
 
         // 1. Table size. Growth (keeping the old contents by GPU copy) comes before the
@@ -407,7 +407,7 @@ impl GpuExecutor {
         let table = self
             .table
             .as_ref()
-            .ok_or(GpuError::Validation("no table".into()))?;
+            .ok_or_else(|| GpuError::Validation("no table".into()))?;
 
         // 5. Write the values of motions with a GPU target into their buffers.
         targets.record(

@@ -29,6 +29,20 @@ pub(crate) mod timing;
 mod variants;
 
 pub use context::{GpuContext, GpuError};
+
+/// The label of an object made every update (command encoders, passes, per-frame bind
+/// groups): `name` in debug builds, none in release builds, where wgpu would copy it into a
+/// new `String` per object, a heap allocation per update that a steady state should not
+/// make. Long-lived objects (buffers, pipelines) keep their labels.
+#[inline]
+#[must_use]
+pub(crate) const fn transient_label(name: &'static str) -> Option<&'static str> {
+    if cfg!(debug_assertions) {
+        Some(name)
+    } else {
+        None
+    }
+}
 pub use readback::ReadbackMode;
 pub use targets::GpuTarget;
 pub use tex_mirror::RowStorage;

@@ -117,7 +117,7 @@ impl GpuExecutor {
         }
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("wgpu-tween gather"),
+                label: super::transient_label("wgpu-tween gather"),
                 timestamp_writes: None,
             });
             pass.set_pipeline(&self.pipelines.gather);

@@ -469,7 +469,7 @@ impl Targets {
         queue.write_buffer(params, 0, &self.bytes);
 
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("wgpu-tween scatter"),
+            label: super::transient_label("wgpu-tween scatter"),
             timestamp_writes: None,
         });
         pass.set_pipeline(&pipelines.scatter);
