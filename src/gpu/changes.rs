@@ -45,6 +45,8 @@ impl GpuExecutor {
                 self.features = self.features.union(Features::of(row));
             }
         }
+        self.stats.uploaded_rows += self.uploads.len() as u32;
+        self.stats.moved_rows += self.moves.len() as u32;
     }
 
     /// Whether the frame has changes to apply.
@@ -172,6 +174,7 @@ impl GpuExecutor {
             return Err(GpuError::Validation("no row changes buffer".into()));
         };
         self.ctx.queue().write_buffer(changes, 0, &self.bytes);
+        self.stats.wrote(self.bytes.len());
 
         if self.mirrored() && self.mirror.len() <= slot {
             return Err(GpuError::Validation("texture mirror out of date".into()));
@@ -203,6 +206,7 @@ impl GpuExecutor {
                 pass.set_bind_group(0, &group, &[offset as u32]);
                 let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
                 pass.dispatch_workgroups(x, y, 1);
+                self.stats.dispatches += 1;
             }
         }
         Ok(())

@@ -86,6 +86,7 @@ impl GpuExecutor {
             return Err(GpuError::Validation("no curve key buffers".into()));
         };
         self.ctx.queue().write_buffer(staging, 0, &self.curve_bytes);
+        self.stats.wrote(self.curve_bytes.len());
         let mut at = 0;
         for &[start, len] in &self.curve_ranges {
             let bytes = u64::from(len) * KEY_BYTES;

@@ -45,6 +45,8 @@ impl GpuExecutor {
                     pass.set_bind_group(0, group, &[]);
                     let (x, y) = fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis);
                     pass.dispatch_workgroups(x, y, 1);
+                    self.stats.evaluate_dispatches += 1;
+                    self.stats.dispatches += 1;
                 }
             }
         }
@@ -82,6 +84,8 @@ impl GpuExecutor {
                     pass.set_bind_group(0, group, &[]);
                     let (x, y) = fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis);
                     pass.dispatch_workgroups(x, y, 1);
+                    self.stats.evaluate_dispatches += 1;
+                    self.stats.dispatches += 1;
                 }
             }
         }

@@ -19,6 +19,7 @@ use super::layout::{
 };
 use super::pipelines::Pipelines;
 use super::readback::{ReadbackMode, Staging, MAPPED, RING};
+use super::stats::GpuUpdateStats;
 use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
 use super::tex_mirror::{MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS};
@@ -113,6 +114,8 @@ pub(crate) struct GpuExecutor {
     pub(super) mirror: Vec<MirrorPage>,
     pub(super) mirror_generation: Option<u64>,
     pub(super) mirror_unfilled: bool,
+    /// What this update recorded so far (reset by `begin_update`).
+    pub(super) stats: GpuUpdateStats,
 }
 
 /// What the world hands the executor for one update.
@@ -173,7 +176,18 @@ impl GpuExecutor {
             mirror: Vec::new(),
             mirror_generation: None,
             mirror_unfilled: false,
+            stats: GpuUpdateStats::default(),
         })
+    }
+
+    /// Starts the counters of a new update.
+    pub fn begin_update(&mut self) {
+        self.stats = GpuUpdateStats::default();
+    }
+
+    /// What this update recorded so far (target writes are counted by `Targets`).
+    pub fn stats(&self) -> GpuUpdateStats {
+        self.stats
     }
 
     pub fn context(&self) -> &GpuContext {
@@ -225,6 +239,7 @@ impl GpuExecutor {
                 self.max_per_axis,
             )?;
             ctx.queue().submit([encoder.finish()]);
+            self.stats.submissions += 1;
             Ok(())
         })?
     }
@@ -392,6 +407,7 @@ impl GpuExecutor {
         self.bytes[layout.list() as usize..]
             .copy_from_slice(bytemuck::cast_slice(input.bound_rows));
         queue.write_buffer(&self.header, 0, &self.bytes);
+        self.stats.wrote(self.bytes.len());
 
         let staging_index = if gather_count > 0 {
             Some(self.pick_staging()?)
@@ -428,6 +444,7 @@ impl GpuExecutor {
             self.record_gather(&mut encoder, k, layout, gather_count, len)?;
         }
         queue.submit([encoder.finish()]);
+        self.stats.submissions += 1;
         if let Some(k) = staging_index {
             self.map_staging(k, gather_count, input.bound_motions);
         }

@@ -22,6 +22,7 @@ pub mod layout;
 mod pipelines;
 mod readback;
 pub mod shaders;
+mod stats;
 mod table;
 pub(crate) mod targets;
 mod tex_mirror;
@@ -44,5 +45,6 @@ pub(crate) const fn transient_label(name: &'static str) -> Option<&'static str> 
     }
 }
 pub use readback::ReadbackMode;
+pub use stats::GpuUpdateStats;
 pub use targets::GpuTarget;
 pub use tex_mirror::RowStorage;

@@ -127,6 +127,7 @@ impl GpuExecutor {
                     pass.set_bind_group(0, group, &[]);
                     let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
                     pass.dispatch_workgroups(x, y, 1);
+                    self.stats.dispatches += 1;
                 }
             }
         }
@@ -230,6 +231,7 @@ impl GpuExecutor {
             _ => return Ok(()),
         }
         let count = staging.motions.len();
+        self.stats.read_back_values += count as u32;
         {
             let view = staging
                 .buffer

@@ -17,6 +17,7 @@ use std::collections::HashMap;
 use super::context::{GpuContext, GpuError};
 use super::layout::{fold_dispatch, ScatterParams, TargetEntry};
 use super::pipelines::Pipelines;
+use super::stats::GpuUpdateStats;
 use super::table::Page;
 use crate::error::BuildError;
 use crate::world::rows::Rows;
@@ -182,6 +183,8 @@ pub(crate) struct Targets {
     // Scratch reused every frame.
     values: Vec<f32>,
     bytes: Vec<u8>,
+    /// Bytes written and dispatches recorded since the last `reset_stats`.
+    stats: GpuUpdateStats,
 }
 
 impl Targets {
@@ -283,7 +286,12 @@ impl Targets {
     }
 
     /// Writes `value` into a target at once (a motion finishing between updates).
-    pub fn write_now(&self, ctx: &GpuContext, r: TargetRef, value: &[f32]) -> Result<(), GpuError> {
+    pub fn write_now(
+        &mut self,
+        ctx: &GpuContext,
+        r: TargetRef,
+        value: &[f32],
+    ) -> Result<(), GpuError> {
         let Some(Some(g)) = self.groups.get(r.group as usize) else {
             return Ok(());
         };
@@ -291,6 +299,7 @@ impl Targets {
             return Ok(());
         };
         let first = u64::from(e.dst & TargetEntry::MAX_FIRST as u32);
+        self.stats.wrote(size_of_val(value));
         ctx.scoped(|| {
             ctx.queue()
                 .write_buffer(&g.buffer, first * 4, bytemuck::cast_slice(value));
@@ -303,8 +312,19 @@ impl Targets {
             // Generations keep rising, so no stale key can match a new resource.
             params_generation: self.params_generation + 1,
             uploads_generation: self.uploads_generation + 1,
+            stats: self.stats,
             ..Self::default()
         };
+    }
+
+    /// The bytes written and dispatches recorded since the last `reset_stats`.
+    pub fn stats(&self) -> GpuUpdateStats {
+        self.stats
+    }
+
+    /// Starts the counters of a new update.
+    pub fn reset_stats(&mut self) {
+        self.stats = GpuUpdateStats::default();
     }
 
     /// Records the scatter of every group into `encoder`: sync the entry lists, write the
@@ -351,6 +371,7 @@ impl Targets {
                 if let Some(uploads) = &self.uploads {
                     if !self.values.is_empty() {
                         queue.write_buffer(uploads, 0, bytemuck::cast_slice(&self.values));
+                        self.stats.wrote(size_of_val(self.values.as_slice()));
                     }
                 }
                 self.uploads_generation * 2 + 1
@@ -403,7 +424,7 @@ impl Targets {
         for (index, g) in self.groups.iter_mut().enumerate() {
             let Some(g) = g else { continue };
             let count = g.entries.len() as u32;
-            sync_entries(device, queue, g);
+            sync_entries(device, queue, g, &mut self.stats);
             for (s, (_, row_base, row_end, stride)) in
                 (0..source_count).filter_map(source_at).enumerate()
             {
@@ -467,6 +488,7 @@ impl Targets {
             }
         }
         queue.write_buffer(params, 0, &self.bytes);
+        self.stats.wrote(self.bytes.len());
 
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: super::transient_label("wgpu-tween scatter"),
@@ -487,6 +509,7 @@ impl Targets {
                 let slot = (index * groups.len() + s) as u64;
                 pass.set_bind_group(0, group, &[(slot * PARAMS_STRIDE) as u32]);
                 pass.dispatch_workgroups(x, y, 1);
+                self.stats.dispatches += 1;
             }
         }
         Ok(())
@@ -495,7 +518,12 @@ impl Targets {
 
 /// Brings a group's GPU entry list up to date: its dirty range, or all of it when the list
 /// is (re)allocated (growing geometrically, shrinking at a quarter full).
-fn sync_entries(device: &wgpu::Device, queue: &wgpu::Queue, g: &mut Group) {
+fn sync_entries(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    g: &mut Group,
+    stats: &mut GpuUpdateStats,
+) {
     let len = g.entries.len() as u32;
     let capacity = g.gpu.as_ref().map_or(0, |(_, c)| *c);
     if len > capacity || (capacity > MIN_ENTRIES && len * 4 <= capacity) {
@@ -513,11 +541,13 @@ fn sync_entries(device: &wgpu::Device, queue: &wgpu::Queue, g: &mut Group) {
     if let (Some((lo, hi)), Some((buffer, _))) = (g.dirty.take(), &g.gpu) {
         let hi = hi.min(len);
         if lo < hi {
+            let entries = &g.entries[lo as usize..hi as usize];
             queue.write_buffer(
                 buffer,
                 u64::from(lo) * size_of::<TargetEntry>() as u64,
-                bytemuck::cast_slice(&g.entries[lo as usize..hi as usize]),
+                bytemuck::cast_slice(entries),
             );
+            stats.wrote(size_of_val(entries));
         }
     }
 }

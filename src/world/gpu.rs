@@ -4,7 +4,7 @@
 use super::{MotionWorld, Progress};
 use crate::error::BuildError;
 use crate::gpu::executor::{FrameInput, GpuExecutor};
-use crate::gpu::{GpuContext, GpuError, GpuTarget, ReadbackMode};
+use crate::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
 
 /// Which executor evaluates a world's motions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -163,6 +163,40 @@ impl MotionWorld {
         if let Some(gpu) = self.gpu.as_deref_mut() {
             gpu.set_max_workgroups_per_axis(groups);
         }
+    }
+
+    /// What the GPU side of the last update recorded (submissions, dispatches, rows uploaded
+    /// and moved, bytes written, values read back), or `None` without a device. Counted under
+    /// either executor: with the CPU executor it is the filling of GPU targets.
+    ///
+    /// ```
+    /// use wgpu_tween::gpu::GpuContext;
+    /// use wgpu_tween::{Executor, Motion, MotionWorld};
+    ///
+    /// // wgpu's noop device accepts every command and runs none.
+    /// let (device, queue) = wgpu::Device::noop(&Default::default());
+    /// let info = device.adapter_info();
+    /// let mut world = MotionWorld::with_gpu(GpuContext::from_device(device, queue, info))?;
+    /// world.set_executor(Executor::Gpu)?;
+    /// Motion::new(0.0f32, 1.0, 2.0).run(&mut world)?;
+    /// world.update(0.1)?;
+    /// let stats = world.gpu_update_stats().expect("a device is attached");
+    /// assert_eq!((stats.submissions, stats.evaluate_dispatches), (1, 1));
+    /// assert_eq!(stats.uploaded_rows, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn gpu_update_stats(&self) -> Option<GpuUpdateStats> {
+        let gpu = self.gpu.as_deref()?;
+        Some(gpu.stats().plus(self.targets.stats()))
+    }
+
+    /// Starts the GPU counters of a new update.
+    pub(super) fn begin_gpu_update(&mut self) {
+        if let Some(gpu) = self.gpu.as_deref_mut() {
+            gpu.begin_update();
+        }
+        self.targets.reset_stats();
     }
 
     /// Evaluates every row with the active executor. A GPU failure moves the world to the

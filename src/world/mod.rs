@@ -246,6 +246,7 @@ impl MotionWorld {
     /// is refused and leaves the world unchanged.
     pub fn update_with(&mut self, deltas: TimeDeltas) -> Result<(), UpdateError> {
         deltas.validate()?;
+        self.begin_gpu_update();
         self.settle();
         self.clocks.advance(deltas);
         self.updates += 1;

@@ -1,0 +1,54 @@
+//! Counters of the GPU work of one update, kept as it is recorded.
+
+/// What the GPU side of the last [`update`](crate::MotionWorld::update) recorded, from
+/// [`MotionWorld::gpu_update_stats`](crate::MotionWorld::gpu_update_stats): for profiling
+/// overlays, and to check the executor's promises (one evaluate dispatch per page of the
+/// table whatever the mix of value types, nothing submitted by a world with no motions).
+///
+/// Counted as the commands are recorded; the GPU's own timing is
+/// [`MotionWorld::gpu_pass_time`](crate::MotionWorld::gpu_pass_time). Work done between
+/// updates (a motion finished by a command writing its GPU target) counts towards the next
+/// update.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GpuUpdateStats {
+    /// Command buffers submitted: one per update that evaluates on the GPU or fills GPU
+    /// targets, none when there is nothing to evaluate.
+    pub submissions: u32,
+    /// Dispatches of the evaluate pass: one per page of the table (a table of up to 2M rows
+    /// is one page), plus, on a paged table with sequences, one per page per nesting level.
+    pub evaluate_dispatches: u32,
+    /// Every compute dispatch: the evaluate pass, row changes (moves, then uploads), the
+    /// gather of CPU-bound values and the scatter into GPU targets.
+    pub dispatches: u32,
+    /// Rows uploaded (new or re-anchored motions).
+    pub uploaded_rows: u32,
+    /// Rows moved on the GPU (a removal fills its hole with another row).
+    pub moved_rows: u32,
+    /// Bytes handed to `Queue::write_buffer`: the frame header, row changes, curve keys and
+    /// target values.
+    pub bytes_written: u64,
+    /// Values of CPU-bound motions copied back (each up to four lanes).
+    pub read_back_values: u32,
+}
+
+impl GpuUpdateStats {
+    /// The sum of two sets of counters.
+    #[must_use]
+    pub(crate) const fn plus(self, other: Self) -> Self {
+        Self {
+            submissions: self.submissions + other.submissions,
+            evaluate_dispatches: self.evaluate_dispatches + other.evaluate_dispatches,
+            dispatches: self.dispatches + other.dispatches,
+            uploaded_rows: self.uploaded_rows + other.uploaded_rows,
+            moved_rows: self.moved_rows + other.moved_rows,
+            bytes_written: self.bytes_written + other.bytes_written,
+            read_back_values: self.read_back_values + other.read_back_values,
+        }
+    }
+
+    /// Counts a `write_buffer` of `bytes` bytes.
+    pub(crate) fn wrote(&mut self, bytes: usize) {
+        self.bytes_written += bytes as u64;
+    }
+}
