@@ -10,7 +10,7 @@
 //!
 //! A chunk whose rows share everything but their lanes (a burst made in one update) skips
 //! passes 1 and 2: its one progress comes from the reference.
-//! 3. **Values** ([`super::lanes`]): lane 0 for every row, lanes 1–3 for the rows that have
+//! 3. **Values** ([`super::lanes`]): as many lanes as the chunk's widest row for every row
 //!    them; quaternion rows in SIMD groups, punch and shake per row.
 //!
 //! Every result equals the scalar reference [`progress`] bit for bit (a test checks this on
@@ -117,8 +117,8 @@ struct Shape {
     same_base: bool,
     /// Some row has a zero duration (the scalar path's formulas).
     zero_duration: bool,
-    /// Some row has more than one lane.
-    multi_lane: bool,
+    /// Lanes of the widest row (1 to 4; an over-approximation where widths differ).
+    lanes: usize,
     /// Some row has an adapter other than lerp (overwritten after the lerp pass).
     non_lerp: bool,
     /// Some row has a parametric ease (the scalar path after the easing pass).
@@ -150,10 +150,17 @@ fn shape(rows: &[MotionRow]) -> Shape {
         same_easing: easing == 0,
         same_base: base == 0,
         zero_duration: zero,
-        multi_lane: lanes != 0,
+        lanes: lane_count(lanes),
         non_lerp: adapters != 0,
         parametric: parametric != 0,
     }
+}
+
+/// The lanes of a chunk from the OR of its rows' lane bits: the widest row's count, or
+/// more where the widths differ (Vec2 | Vec3 reads as four), never less.
+#[inline(always)]
+pub(crate) fn lane_count(lane_bits: u32) -> usize {
+    ((lane_bits >> FLAG_LANES_SHIFT) & 3) as usize + 1
 }
 
 /// One row of pass 1: the reference's arithmetic (see [`progress`]) without branches.
@@ -384,7 +391,7 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
                 theta: &theta,
                 inv_sin: &inv_sin,
             },
-            shape.multi_lane,
+            shape.lanes,
             adapters,
             now,
         );

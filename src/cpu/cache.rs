@@ -222,7 +222,8 @@ pub(crate) struct Head {
     kind: u8,
     ease: u8,
     loop_type: u8,
-    multi_lane: bool,
+    /// Lanes of the chunk's widest row (`batch::lane_count`).
+    lanes: u8,
     /// The rows with another adapter than lerp (found by `classify`).
     adapters: AdapterMasks,
     /// Every row loops for ever, forward, without a delay between loops: the hot loop folds
@@ -245,7 +246,7 @@ impl Default for Head {
             kind: 0,
             ease: 0,
             loop_type: 0,
-            multi_lane: false,
+            lanes: 1,
             adapters: AdapterMasks::default(),
             derive: false,
         }
@@ -304,7 +305,7 @@ impl Head {
             self.rebase_at = -1.0;
         }
         (self.kind, self.ease, self.loop_type) = key;
-        self.multi_lane = lanes != 0;
+        self.lanes = batch::lane_count(lanes) as u8;
         self.adapters = if adapters != 0 {
             AdapterMasks::of(rows)
         } else {
@@ -560,7 +561,7 @@ fn lerp_lanes(
         outputs,
         p,
         quat,
-        chunk.multi_lane,
+        usize::from(chunk.lanes),
         chunk.adapters,
         now,
     );

@@ -1,9 +1,10 @@
 //! The value pass of a chunk: eased progress `p` → output lanes, shared by the segment cache
 //! and the batch path.
 //!
-//! Every lane in use is lerped for every row, branch-free (SIMD; a row's unused lanes have
-//! pairs (0, 0), so their outputs stay 0), unless every row is a quaternion. Rows with another
-//! adapter then overwrite theirs: quaternion rows (slerp and nlerp, found by a bitmask of the
+//! The chunk's lanes in use (its widest row's) are lerped for every row, branch-free (SIMD; a
+//! narrower row's unused lanes have pairs (0, 0), so their outputs are 0; outputs past the
+//! chunk's lanes are left alone, as no reader looks past a row's own lanes), unless every row
+//! is a quaternion. Rows with another adapter then overwrite theirs: quaternion rows (slerp and nlerp, found by a bitmask of the
 //! rows' flags) in place, by blocks of [`BLOCK`] neighbouring rows straight from the lane
 //! columns where most of a block's rows are quaternions, the others gathered eight at a time,
 //! with the operations of
@@ -111,9 +112,9 @@ impl QuatColumns<'_> {
 
 /// Writes the values of `rows` (at most 64) at eased progress `p` into `out`, from their lane
 /// pairs `pairs` (every slice as long as `rows`). `quat`: the constants of the quaternion
-/// rows. `multi_lane`: some row uses lanes 1–3 (may
-/// be an over-approximation); `adapters`: the rows' [`AdapterMasks`] (exact). `now` gives the
-/// shake noise its clock.
+/// rows. `lanes`: the lanes (1 to 4) of the chunk's widest lerp row (may be an
+/// over-approximation; 4 where there are quaternion rows); `adapters`: the rows'
+/// [`AdapterMasks`] (exact). `now` gives the shake noise its clock.
 #[allow(clippy::too_many_arguments)] // (one call each from the cache and the batch path)
 #[inline(always)]
 pub(crate) fn values(
@@ -122,14 +123,14 @@ pub(crate) fn values(
     out: [&mut [f32]; 4],
     p: &[f32],
     quat_columns: QuatColumns<'_>,
-    multi_lane: bool,
+    lanes: usize,
     adapters: AdapterMasks,
     now: &[f64; 3],
 ) {
     let n = rows.len();
     debug_assert!(n <= 64);
     // (Quaternion rows use four lanes: the value pass writes all four of every row.)
-    debug_assert!(adapters.quat == 0 || multi_lane);
+    debug_assert!(adapters.quat == 0 || lanes == 4);
     let p = &p[..n];
     let theta = &quat_columns.theta[..n];
     let inv_sin = &quat_columns.inv_sin[..n];
@@ -149,7 +150,6 @@ pub(crate) fn values(
     // (A full chunk: a shift by 64 would overflow.)
     let every_row = u64::MAX.checked_shr(64 - n as u32).unwrap_or(0);
     if quat != every_row {
-        let lanes = if multi_lane { 4 } else { 1 };
         for (column, pairs) in out.iter_mut().zip(pairs).take(lanes) {
             for ((o, pair), &p) in column.iter_mut().zip(pairs).zip(p) {
                 *o = lerp(pair[0], pair[1], p);
@@ -175,7 +175,7 @@ pub(crate) fn values(
         let row = &rows[i];
         let column = pairs.map(|column| column[i]);
         let value = row_value(row, column, p[i], now[row.time_kind() as usize]);
-        // All four lanes: unused ones are 0, as for lerp rows.
+        // All four lanes (a punch or shake keeps its settings in lane 3).
         for (column, value) in out.iter_mut().zip(value) {
             column[i] = value;
         }

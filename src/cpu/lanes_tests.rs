@@ -169,7 +169,7 @@ fn values_follow_slerp_and_the_scalar_mirror() {
                     theta: &theta,
                     inv_sin: &inv_sin,
                 },
-                true,
+                4,
                 adapters,
                 &now,
             );
@@ -222,30 +222,34 @@ fn values_follow_slerp_and_the_scalar_mirror() {
     );
 }
 
-/// Without `multi_lane` and adapter masks (a chunk of one-lane lerp rows), only lane 0 is
-/// written.
+/// A chunk of lerp rows (no adapter masks) writes its `lanes` lanes and leaves the others.
 #[test]
-fn lerp_only_chunks_write_lane_zero() {
+fn lerp_only_chunks_write_their_lanes() {
     let rows = vec![MotionRow::zeroed(); 5];
     let pairs: Vec<[f32; 2]> = (0..5).map(|i| [i as f32, 10.0]).collect();
     let p = [0.0, 0.25, 0.5, 1.0, 1.5];
-    let mut out = [[0.0f32; 5], [-1.0; 5], [-1.0; 5], [-1.0; 5]];
-    let [o0, o1, o2, o3] = &mut out;
-    values(
-        &rows,
-        [&pairs, &pairs, &pairs, &pairs],
-        [o0, o1, o2, o3],
-        &p,
-        QuatColumns {
-            theta: &[0.0; 5],
-            inv_sin: &[0.0; 5],
-        },
-        false,
-        AdapterMasks::default(),
-        &[0.0; 3],
-    );
-    assert_eq!(out[0], [0.0, 3.25, 6.0, 10.0, 13.0]);
-    assert_eq!(out[1], [-1.0; 5]);
+    let lerped = [0.0, 3.25, 6.0, 10.0, 13.0];
+    for lanes in 1..=4 {
+        let mut out = [[-1.0f32; 5]; 4];
+        let [o0, o1, o2, o3] = &mut out;
+        values(
+            &rows,
+            [&pairs, &pairs, &pairs, &pairs],
+            [o0, o1, o2, o3],
+            &p,
+            QuatColumns {
+                theta: &[0.0; 5],
+                inv_sin: &[0.0; 5],
+            },
+            lanes,
+            AdapterMasks::default(),
+            &[0.0; 3],
+        );
+        for (k, column) in out.iter().enumerate() {
+            let want = if k < lanes { lerped } else { [-1.0; 5] };
+            assert_eq!(*column, want, "{lanes} lanes: lane {k}");
+        }
+    }
 }
 
 /// The AVX2 quaternion pass (where the CPU has it: [`quaternions`] dispatches) and the

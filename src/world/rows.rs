@@ -15,20 +15,18 @@ pub(crate) const LANE_SECTIONS: usize = 6;
 const MIN_CAPACITY: usize = 64;
 
 /// Shapes of rows, kept in contiguous runs of the table in this order (see
-/// [`Rows::class_end`]): one-lane lerps, lerps of two to four lanes, and the other adapters
+/// [`Rows::class_end`]): lerps of one, two, three and four lanes, then the other adapters
 /// (quaternions, punch, shake).
-pub(crate) const CLASSES: usize = 3;
+pub(crate) const CLASSES: usize = 5;
 
 /// The shape class of `row` (see [`CLASSES`]).
 #[must_use]
 pub(crate) fn class_of(row: &MotionRow) -> usize {
     use crate::value::AdapterKind;
     if row.adapter_bits() != AdapterKind::Lerp as u32 {
-        2
-    } else if row.lane_count() > 1 {
-        1
+        CLASSES - 1
     } else {
-        0
+        row.lane_count() - 1
     }
 }
 
