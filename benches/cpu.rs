@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use glam::Quat;
+use glam::{Quat, Vec3};
 use wgpu_tween::baseline::BaselineLoop;
 use wgpu_tween::{Animatable, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
@@ -186,9 +186,9 @@ fn uniform_world<T: Animatable>(n: usize, from: T, to: T) -> MotionWorld {
 }
 
 /// Per-motion update cost of a world mixing value types against an all-f32 world of the
-/// same size (one thread; the target is within 1.25×), with two references: an
-/// all-`Color` world (four lerped lanes per row: the memory traffic of a four-lane row) and
-/// an all-`Quat` world (every row slerped).
+/// same size (one thread; the target is within 1.25×), with three references: an
+/// all-`Vec3` and an all-`Color` world (three and four lerped lanes per row: the memory
+/// traffic of those rows) and an all-`Quat` world (every row slerped).
 fn mixed(c: &mut Criterion) {
     const N: usize = 100_000;
     let mut group = c.benchmark_group("mixed");
@@ -200,6 +200,7 @@ fn mixed(c: &mut Criterion) {
     let worlds = [
         ("all-f32-1t", typed_world(N, false)),
         ("f32-vec3-quat-color-1t", typed_world(N, true)),
+        ("all-vec3-1t", uniform_world(N, Vec3::ZERO, Vec3::ONE)),
         ("all-color-1t", uniform_world(N, Color::BLACK, Color::WHITE)),
         (
             "all-quat-1t",
