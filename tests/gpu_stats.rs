@@ -7,14 +7,15 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use glam::{Quat, Vec2, Vec3, Vec4};
+use glam::Vec2;
 use wgpu_tween::gpu::{GpuContext, GpuTarget, GpuUpdateStats};
-use wgpu_tween::{
-    AnimationCurve, Color, Ease, Executor, Keyframe, LoopType, Motion, MotionHandle, MotionWorld,
-    ParametricEase, RoundingMode,
-};
+use wgpu_tween::{Executor, LoopType, Motion, MotionWorld};
 
 mod common;
+// `run_of_type`: a cycle through every value type and shape.
+#[allow(dead_code)]
+#[path = "../benches/common/mod.rs"]
+mod shapes;
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -33,41 +34,18 @@ fn gpu_world(ctx: &GpuContext) -> MotionWorld {
     world
 }
 
-fn stats(world: &MotionWorld) -> GpuUpdateStats {
-    world.gpu_update_stats().expect("a device is attached")
+/// A storage buffer of `bytes` bytes to target.
+fn instances(ctx: &GpuContext, bytes: u64) -> wgpu::Buffer {
+    ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("instances"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    })
 }
 
-/// Motion `i` of a cycle through every value type and shape, looping for ever.
-fn run_of_type(world: &mut MotionWorld, i: usize) -> MotionHandle {
-    let d = 0.5 + (i % 5) as f32 * 0.1;
-    macro_rules! run {
-        ($m:expr) => {
-            $m.loops(-1, LoopType::Yoyo)
-                .run(world)
-                .expect("valid motion")
-        };
-    }
-    match i % 15 {
-        0 => run!(Motion::new(0.0f32, 1.0, d).ease(Ease::InOutSine)),
-        1 => run!(Motion::new(0.0f64, 1.0, d)),
-        2 => run!(Motion::new(0i32, 100, d).rounding(RoundingMode::AwayFromZero)),
-        3 => run!(Motion::new(0i64, -100, d)),
-        4 => run!(Motion::new(Vec2::ZERO, Vec2::ONE, d)),
-        5 => run!(Motion::new(Vec3::ZERO, Vec3::ONE, d)),
-        6 => run!(Motion::new(Vec4::ZERO, Vec4::ONE, d)),
-        7 => run!(Motion::new(Quat::IDENTITY, Quat::from_rotation_z(1.0), d)),
-        8 => run!(Motion::new(Quat::IDENTITY, Quat::from_rotation_x(1.0), d).nlerp()),
-        9 => run!(Motion::new(Color::BLACK, Color::WHITE, d)),
-        10 => run!(Motion::new([0.0f32; 3], [1.0; 3], d)),
-        11 => run!(Motion::punch(Vec3::ZERO, Vec3::ONE, d)),
-        12 => run!(Motion::shake(Vec2::ZERO, Vec2::ONE, d).seed(i as u32)),
-        13 => {
-            let curve = AnimationCurve::new([Keyframe::new(0.0, 0.0), Keyframe::new(1.0, 1.0)])
-                .expect("valid curve");
-            run!(Motion::new(0.0f32, 1.0, d).ease_curve(&curve))
-        }
-        _ => run!(Motion::new(0.0f32, 1.0, d).ease_with(ParametricEase::Steps(4))),
-    }
+fn stats(world: &MotionWorld) -> GpuUpdateStats {
+    world.gpu_update_stats().expect("a device is attached")
 }
 
 #[test]
@@ -102,7 +80,8 @@ fn a_mix_of_every_value_type_is_one_evaluate_dispatch() {
     for (ctx, pages) in contexts {
         let mut world = gpu_world(&ctx);
         for i in 0..n as usize {
-            run_of_type(&mut world, i);
+            // (Long enough to run through the updates below.)
+            shapes::run_of_type(&mut world, i, 10.0);
         }
         common::update_on_gpu(&mut world, DT, "first update");
         let first = stats(&world);
@@ -148,15 +127,9 @@ fn changes_binds_and_targets_add_their_passes() {
             };
             handles.push(handle.expect("valid motion"));
         }
-        let instances = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("instances"),
-            size: 256,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
         Motion::new(Vec2::ZERO, Vec2::ONE, 1.0)
             .loops(-1, LoopType::Flip)
-            .bind_to_buffer(&mut world, GpuTarget::new(instances, 3, 4, 0))
+            .bind_to_buffer(&mut world, GpuTarget::new(instances(&ctx, 256), 3, 4, 0))
             .expect("target in bounds");
         common::update_on_gpu(&mut world, DT, "first update");
         common::update_on_gpu(&mut world, DT, "steady update");
@@ -208,14 +181,8 @@ fn the_cpu_executor_counts_its_target_writes_only() {
         world.update(DT).expect("update");
         assert_eq!(stats(&world), GpuUpdateStats::default(), "no target");
 
-        let instances = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("instances"),
-            size: 64,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        });
         Motion::new(0.0f32, 1.0, 1.0)
-            .bind_to_buffer(&mut world, GpuTarget::new(instances, 2, 1, 0))
+            .bind_to_buffer(&mut world, GpuTarget::new(instances(&ctx, 64), 2, 1, 0))
             .expect("target in bounds");
         world.update(DT).expect("update");
         let s = stats(&world);

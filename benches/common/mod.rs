@@ -1,4 +1,5 @@
-//! What both benchmark binaries build (included with `mod common;`).
+//! What both benchmark binaries build (included with `mod common;`; `tests/gpu_stats.rs`
+//! uses [`run_of_type`] too).
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use wgpu_tween::{
@@ -7,8 +8,8 @@ use wgpu_tween::{
 };
 
 /// Fills `world` with `n` staggered looping OutQuad motions: all `f32`, or (`mixed`) a
-/// quarter each of `f32`, `Vec3`, `Quat` (slerp) and `Color`, interleaved in creation order so
-/// that every chunk and workgroup mixes them.
+/// quarter each of `f32`, `Vec3`, `Quat` (slerp) and `Color`, interleaved in creation order
+/// (the world keeps them in runs of one shape).
 pub fn fill_typed(world: &mut MotionWorld, n: usize, mixed: bool) {
     world.reserve(n);
     let q1 = Quat::from_rotation_y(2.0);
@@ -51,7 +52,7 @@ pub fn run_short(world: &mut MotionWorld, n: usize, every_type: bool) {
 /// Runs motion number `i` of a cycle through every value type and shape a world can hold
 /// (each integer rounding, slerp and nlerp, punch and shake, an animation curve, the
 /// parametric eases), lasting `duration` seconds.
-fn run_of_type(world: &mut MotionWorld, i: usize, duration: f32) {
+pub fn run_of_type(world: &mut MotionWorld, i: usize, duration: f32) {
     macro_rules! run {
         ($m:expr) => {{
             $m.run(world).expect("valid motion");
