@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3};
 use wgpu_tween::baseline::BaselineLoop;
 use wgpu_tween::{Animatable, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
@@ -155,6 +155,32 @@ fn create(c: &mut Criterion) {
         m.loops(-1, LoopType::Restart)
     });
     create_n(&mut group, "run-f32-finite", |m| m);
+    // A cycle through five shapes (lerps of one to four lanes, a slerp): a new row is swapped
+    // past the first row of every later run that has rows (`src/world/partition.rs`).
+    group.bench_function(BenchmarkId::new("run-five-shapes", CREATE_N), |b| {
+        b.iter_batched(
+            || {
+                let mut world = MotionWorld::new();
+                world.reserve(CREATE_N);
+                world
+            },
+            |mut world| {
+                for i in 0..CREATE_N {
+                    let handle = match i % 5 {
+                        0 => Motion::new(0.0f32, 10.0, 2.0).run(&mut world),
+                        1 => Motion::new(Vec2::ZERO, Vec2::ONE, 2.0).run(&mut world),
+                        2 => Motion::new(Vec3::ZERO, Vec3::ONE, 2.0).run(&mut world),
+                        3 => Motion::new(Color::BLACK, Color::WHITE, 2.0).run(&mut world),
+                        _ => Motion::new(Quat::IDENTITY, Quat::from_rotation_y(2.0), 2.0)
+                            .run(&mut world),
+                    };
+                    black_box(handle.expect("valid motion"));
+                }
+                world
+            },
+            BatchSize::PerIteration,
+        );
+    });
     group.finish();
 }
 
