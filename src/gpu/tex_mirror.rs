@@ -15,10 +15,10 @@
 //! `capacity + i` ([`LANES_PER_TEXEL`] pairs per texel, `lane_texel` in
 //! `shaders/types.wgsl`), so a row of one or two lanes is one 16-byte load and a row of three
 //! or four (quaternions, colors) two instead of four. On lavapipe that took the mixed world of
-//! issue 4 (f32, Vec3, Quat, Color) from 2.45× to 1.94× the all-f32 world at 100k and from
-//! 2.61× to 2.04× at 1M (medians of 6 interleaved runs of `examples/evaluate_ratio.rs`), with
-//! one 8-byte texel per lane pair before; the all-f32 world stayed at 1.15–1.18× the lerp
-//! kernel.
+//! issue 4 (f32, Vec3, Quat, Color) from 2.13–2.45× to 1.78–1.94× the all-f32 world at 100k
+//! and from 2.31–2.61× to 1.98–2.04× at 1M (medians of two sets of runs of
+//! `examples/evaluate_ratio.rs`, alternating with the build of one 8-byte texel per lane
+//! pair); the all-f32 world stayed at 1.1× the lerp kernel.
 //!
 //! The buffers stay the truth and the mirror follows them exactly: the apply pass writes
 //! every row and lane pair it writes to the buffers into the mirror too, whole texels only
