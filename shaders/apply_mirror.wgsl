@@ -3,7 +3,7 @@
 // (the same functions, writing nothing) and with rows_tex.wgsl (the same texels).
 
 @group(0) @binding(8) var rows_mirror: texture_storage_2d<rgba32uint, write>;
-@group(0) @binding(9) var lanes_mirror: texture_storage_2d<rg32uint, write>;
+@group(0) @binding(9) var lanes_mirror: texture_storage_2d<rgba32uint, write>;
 
 // Row i as texels 2i (base_hi, base_lo, duration, flags) and 2i + 1 (speed, delay, loops,
 // params), bits unchanged.
@@ -22,9 +22,12 @@ fn mirror_row(i: u32, row: MotionRow) {
     ));
 }
 
-// Lane pair j (from, to) as texel j, bits unchanged (an integer format, so no float
-// conversion can touch them).
-fn mirror_lane(j: u32, pair: vec2<f32>) {
-    let bits = bitcast<vec2<u32>>(pair);
-    textureStore(lanes_mirror, mirror_texel(j), vec4<u32>(bits, 0u, 0u));
+// The four lane pairs (from, to) of row i as two texels, lanes 0 and 1 then 2 and 3
+// (`lane_texel` in types.wgsl), bits unchanged (an integer format, so no float conversion can
+// touch them). Whole texels only: every row written is written with all its lanes.
+fn mirror_lanes(i: u32, stride: u32, pairs: array<vec2<f32>, 4>) {
+    for (var h = 0u; h < 2u; h++) {
+        let texel = vec4<f32>(pairs[2u * h], pairs[2u * h + 1u]);
+        textureStore(lanes_mirror, lane_texel(i, h, stride), bitcast<vec4<u32>>(texel));
+    }
 }

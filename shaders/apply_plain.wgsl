@@ -3,4 +3,4 @@
 
 fn mirror_row(i: u32, row: MotionRow) {}
 
-fn mirror_lane(j: u32, pair: vec2<f32>) {}
+fn mirror_lanes(i: u32, stride: u32, pairs: array<vec2<f32>, 4>) {}

@@ -3,7 +3,8 @@
 // function of (rows, world clocks).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-// The element types come from rows32.wgsl or rows64.wgsl (read with `load_row`, `lane_pair`).
+// The element types come from rows32.wgsl, rows64.wgsl or rows_tex.wgsl (read with
+// `load_row`, `load_lanes`).
 @group(0) @binding(1) var<storage, read> rows: array<RowWords>;
 // (from, to) of lane k of row i at k * lane_stride + i.
 @group(0) @binding(2) var<storage, read> lanes: array<LaneWords>;
@@ -143,8 +144,8 @@ fn child_clock(i: u32) -> vec2<f32> {
             ease_params = params[r];
         }
         let p = progress(parent, clock).eased;
-        let range = lane_pair(r);
-        let value = range.x + (range.y - range.x) * p;
+        let range = load_lanes(r, frame.lane_stride, 1u);
+        let value = range.start.x + (range.end.x - range.start.x) * p;
         r = chain[d - 1u];
         clock = two_sum(value, -load_row(r).base_hi);
     }
@@ -192,13 +193,9 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     // quaternion reads all four lanes, punch and shake also lane 3 (their settings).
     let s = frame.lane_stride;
     let reads = select(1u, select(lane_count, 4u, quat || vibrate), HAS_MULTI_LANE);
-    var a = vec4<f32>(0.0);
-    var b = vec4<f32>(0.0);
-    for (var k = 0u; k < reads; k++) {
-        let pair = lane_pair(k * s + i);
-        a[k] = pair.x;
-        b[k] = pair.y;
-    }
+    let pairs = load_lanes(i, s, reads);
+    let a = pairs.start;
+    let b = pairs.end;
     var v = a + (b - a) * p;
     if quat {
         v = quat_interpolate(a, b, p, adapter == ADAPTER_SLERP, bitcast<f32>(row.params));

@@ -45,8 +45,14 @@ fn load_row(i: u32) -> MotionRow {
     );
 }
 
-// The (from, to) pair at index j of the lane buffer.
-fn lane_pair(j: u32) -> vec2<f32> {
-    let w = lanes[j];
-    return vec2<f32>(bitcast<f32>(low_bits(w)), bitcast<f32>(high_bits(w)));
+// Lanes 0..count of row i (count <= 4; lane k at k * stride + i), one load per lane; lanes
+// past count are 0.
+fn load_lanes(i: u32, stride: u32, count: u32) -> LanePairs {
+    var pairs = LanePairs(vec4<f32>(0.0), vec4<f32>(0.0));
+    for (var k = 0u; k < count; k++) {
+        let w = lanes[k * stride + i];
+        pairs.start[k] = bitcast<f32>(low_bits(w));
+        pairs.end[k] = bitcast<f32>(high_bits(w));
+    }
+    return pairs;
 }

@@ -4,9 +4,11 @@
 //
 // Why: lavapipe loads a storage value with a loop over the SIMD lanes per scalar component
 // (examples/access_probe.rs: about 3.5 ns per invocation each), while a 16-byte textureLoad
-// costs about 1.3 ns. Row i is texels 2i (base_hi, base_lo, duration, flags) and 2i + 1
-// (speed, delay, loops, params) of an Rgba32Uint texture; lane pair j is texel j of an
-// Rg32Uint texture (`mirror_texel` in types.wgsl).
+// costs about 1.3 ns, an 8-byte one hardly less. Row i is texels 2i (base_hi, base_lo,
+// duration, flags) and 2i + 1 (speed, delay, loops, params) of an Rgba32Uint texture; its
+// lanes 0 and 1 are texel i of a second Rgba32Uint texture, lanes 2 and 3 texel stride + i
+// (`lane_texel` in types.wgsl), so a row of one or two lanes is one load, of three or four
+// (and quaternions) two.
 
 // The element types of the (unread) `rows` and `lanes` bindings (evaluate.wgsl).
 alias RowWords = MotionRow;
@@ -35,8 +37,17 @@ fn load_row(i: u32) -> MotionRow {
     );
 }
 
-// The (from, to) pair at index j of the lane buffer.
-fn lane_pair(j: u32) -> vec2<f32> {
-    let texel = textureLoad(lanes_tex, mirror_texel(j), 0);
-    return bitcast<vec2<f32>>(texel.xy);
+// Lanes 0..count of row i (count <= 4): the texel of lanes 0 and 1, and that of lanes 2 and
+// 3 where count > 2. Unlike the buffer reads, a lane past count within a loaded texel holds
+// whatever the mirror holds there (the evaluate pass neither writes nor uses such lanes).
+fn load_lanes(i: u32, stride: u32, count: u32) -> LanePairs {
+    let low = bitcast<vec4<f32>>(textureLoad(lanes_tex, lane_texel(i, 0u, stride), 0));
+    var high = vec4<f32>(0.0);
+    if count > 2u {
+        high = bitcast<vec4<f32>>(textureLoad(lanes_tex, lane_texel(i, 1u, stride), 0));
+    }
+    return LanePairs(
+        vec4<f32>(low.x, low.z, high.x, high.z),
+        vec4<f32>(low.y, low.w, high.y, high.w),
+    );
 }

@@ -69,3 +69,17 @@ const MIRROR_WIDTH_SHIFT: u32 = 13u;
 fn mirror_texel(t: u32) -> vec2<u32> {
     return vec2<u32>(t & ((1u << MIRROR_WIDTH_SHIFT) - 1u), t >> MIRROR_WIDTH_SHIFT);
 }
+
+// The texel of the lane mirror holding lanes 2h and 2h + 1 of row i (stride: the page's
+// capacity), as (from, to, from, to): two lane pairs per 16-byte texel, so a row of four
+// lanes is two texture loads. Keep in sync with `LANES_PER_TEXEL` in src/gpu/tex_mirror.rs.
+fn lane_texel(i: u32, h: u32, stride: u32) -> vec2<u32> {
+    return mirror_texel(h * stride + i);
+}
+
+// The lane pairs of one row, lane k's (from, to) in (start[k], end[k]), as the evaluate pass
+// reads them (`load_lanes` in rows32.wgsl, rows64.wgsl and rows_tex.wgsl).
+struct LanePairs {
+    start: vec4<f32>,
+    end: vec4<f32>,
+}

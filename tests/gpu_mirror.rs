@@ -1,8 +1,11 @@
 //! The texture mirror of the GPU row table (`src/gpu/tex_mirror.rs`; software adapters such
 //! as lavapipe read rows through it): after every update it holds exactly the bytes of the
 //! row and lane buffers, through uploads, moves of swap-removes, re-anchoring, growth by copy,
-//! shrinking, new pages and moves between pages. The values read through it are checked by
-//! the other GPU suites (conformance, parity, pages), which run on the mirror on lavapipe.
+//! shrinking, new pages and moves between pages. The lane texture holds two lane pairs per
+//! texel (`gpu_mirror_matches` compares each pair with its place in the buffer's lane
+//! sections); swapping a texel's two pairs in the apply pass or in the fill of a new mirror
+//! fails this suite (tried once each, 2026-11-30). The values read through the mirror are
+//! checked by the other GPU suites (conformance, parity, pages), which run on it on lavapipe.
 //!
 //! Every context here asks for the mirror (`RowStorage::Textures`); skipped, with a note,
 //! where the device cannot keep one.

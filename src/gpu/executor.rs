@@ -359,7 +359,7 @@ impl GpuExecutor {
         }
         // A new mirror (of a new table) is filled once the buffers hold this frame's rows.
         self.sync_mirror()?;
-        self.fill_mirror(&mut encoder);
+        self.fill_mirror(&mut encoder)?;
 
         // 3. The header: per page the clocks and pass params, then the gather list, in one
         // write.

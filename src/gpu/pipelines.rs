@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use super::shaders::{
     ShaderModule, APPLY_MIRROR_MODULE, APPLY_MODULE, EVALUATE_INT64_MODULE, EVALUATE_MODULE,
-    EVALUATE_TEX_MODULE, GATHER_MODULE, SCATTER_MODULE,
+    EVALUATE_TEX_MODULE, GATHER_MODULE, MIRROR_FILL_MODULE, SCATTER_MODULE,
 };
 use super::tex_mirror::RowReads;
 use super::variants::{self, Features};
@@ -23,6 +23,8 @@ pub(crate) struct Pipelines {
     pub row_reads: RowReads,
     pub apply: wgpu::ComputePipeline,
     pub apply_layout: wgpu::BindGroupLayout,
+    /// The fill of a new mirror's lane texture and its layout (with the mirror only).
+    pub mirror_fill: Option<(wgpu::ComputePipeline, wgpu::BindGroupLayout)>,
     pub gather: wgpu::ComputePipeline,
     pub gather_layout: wgpu::BindGroupLayout,
     pub scatter: wgpu::ComputePipeline,
@@ -165,7 +167,7 @@ impl Pipelines {
             ReadWrite,
             // The texture mirror of rows and lanes.
             StorageTexture(wgpu::TextureFormat::Rgba32Uint),
-            StorageTexture(wgpu::TextureFormat::Rg32Uint),
+            StorageTexture(wgpu::TextureFormat::Rgba32Uint),
         ];
         let apply_layout = layout(
             device,
@@ -177,6 +179,14 @@ impl Pipelines {
         } else {
             &APPLY_MODULE
         };
+        let mirror_fill = mirrored.then(|| {
+            let layout = layout(
+                device,
+                "wgpu-tween mirror fill",
+                &[Read, StorageTexture(wgpu::TextureFormat::Rgba32Uint)],
+            );
+            (pipeline(device, &MIRROR_FILL_MODULE, &layout), layout)
+        });
         let gather_layout = layout(
             device,
             "wgpu-tween gather",
@@ -205,6 +215,7 @@ impl Pipelines {
             evaluate_shader,
             evaluate_pipeline_layout,
             apply: pipeline(device, apply_module, &apply_layout),
+            mirror_fill,
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
             scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),
             evaluate_layout,

@@ -21,6 +21,8 @@ pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 pub const APPLY: &str = include_str!("../../shaders/apply.wgsl");
 /// The apply pass's writes to the texture mirror.
 pub const APPLY_MIRROR: &str = include_str!("../../shaders/apply_mirror.wgsl");
+/// The fill of a new texture mirror's lane texture.
+pub const MIRROR_FILL: &str = include_str!("../../shaders/mirror_fill.wgsl");
 /// The apply pass without a texture mirror.
 pub const APPLY_PLAIN: &str = include_str!("../../shaders/apply_plain.wgsl");
 /// The readback gather pass.
@@ -84,6 +86,14 @@ pub const APPLY_MIRROR_MODULE: ShaderModule = ShaderModule {
     parts: &[TYPES, APPLY_MIRROR, APPLY],
 };
 
+/// The fill of a new texture mirror's lane texture from the lane buffer (two lane pairs per
+/// texel, which `copy_buffer_to_texture` cannot interleave).
+pub const MIRROR_FILL_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween mirror fill",
+    entry_point: "fill",
+    parts: &[TYPES, MIRROR_FILL],
+};
+
 /// The gather pass.
 pub const GATHER_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween gather",
@@ -99,12 +109,13 @@ pub const SCATTER_MODULE: ShaderModule = ShaderModule {
 };
 
 /// Every module the executor builds.
-pub const ALL_MODULES: [ShaderModule; 7] = [
+pub const ALL_MODULES: [ShaderModule; 8] = [
     EVALUATE_MODULE,
     EVALUATE_INT64_MODULE,
     EVALUATE_TEX_MODULE,
     APPLY_MODULE,
     APPLY_MIRROR_MODULE,
+    MIRROR_FILL_MODULE,
     GATHER_MODULE,
     SCATTER_MODULE,
 ];

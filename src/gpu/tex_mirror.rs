@@ -1,5 +1,5 @@
 //! The texture mirror of the row table: per page, its `rows` and `lanes` buffers copied into
-//! two textures, which the evaluate pass reads instead of the buffers
+//! two `Rgba32Uint` textures, which the evaluate pass reads instead of the buffers
 //! (`shaders/rows_tex.wgsl`) where [`RowStorage::Textures`] is chosen.
 //!
 //! Why: lavapipe loads a storage value with a loop over the SIMD lanes per scalar component,
@@ -10,14 +10,27 @@
 //! measures both). The cost: 64 more bytes of GPU memory per row of capacity, and every row
 //! a frame changes is written twice (about 130 ns more per uploaded row on lavapipe).
 //!
+//! Layout: row i is texels 2i and 2i + 1 of the row texture (the row buffer's bytes in
+//! order); lanes 0 and 1 of row i are texel i of the lane texture, lanes 2 and 3 texel
+//! `capacity + i` ([`LANES_PER_TEXEL`] pairs per texel, `lane_texel` in
+//! `shaders/types.wgsl`), so a row of one or two lanes is one 16-byte load and a row of three
+//! or four (quaternions, colors) two instead of four. On lavapipe that took the mixed world of
+//! issue 4 (f32, Vec3, Quat, Color) from 2.13–2.45× to 1.78–1.94× the all-f32 world at 100k
+//! and from 2.31–2.61× to 1.98–2.04× at 1M (medians of two sets of runs of
+//! `examples/evaluate_ratio.rs`, alternating with the build of one 8-byte texel per lane
+//! pair); the all-f32 world stayed at 1.1× the lerp kernel.
+//!
 //! The buffers stay the truth and the mirror follows them exactly: the apply pass writes
-//! every row and lane pair it writes to the buffers into the mirror too
-//! (`shaders/apply_mirror.wgsl`), and a new table (growth, shrink, new pages) gets a new
-//! mirror, filled by `copy_buffer_to_texture` after the frame's changes. The textures hold the
-//! buffers' bytes unchanged (integer formats), texel by texel in buffer order, row by row.
+//! every row and lane pair it writes to the buffers into the mirror too, whole texels only
+//! (a row is always written with all four of its lanes; `shaders/apply_mirror.wgsl`), and a
+//! new table (growth, shrink, new pages) gets a new mirror, filled after the frame's changes:
+//! the rows by `copy_buffer_to_texture`, the lanes by a small pass that interleaves the lane
+//! sections (`shaders/mirror_fill.wgsl`). The textures hold the buffers' bytes unchanged
+//! (integer formats).
 
 use super::context::GpuError;
-use super::executor::GpuExecutor;
+use super::executor::{whole, GpuExecutor, SMALL_GROUP};
+use super::layout::fold_dispatch;
 
 /// How the evaluate pass reads rows and lane pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,11 +49,16 @@ pub(crate) enum RowReads {
 /// `shaders/types.wgsl`.
 const WIDTH_SHIFT: u32 = 13;
 
-/// Most rows of a page with a mirror: its 4 lane sections must fit 2^13 × 2^13 texels.
+/// Most rows of a page with a mirror: its textures, two texels per row each, must fit
+/// 2^13 × 2^13 texels (a quarter of that, as when a lane pair took a texel of its own).
 pub(super) const MAX_MIRROR_PAGE_ROWS: u32 = 1 << (2 * WIDTH_SHIFT - 2);
 
+/// Lane pairs per texel of the lane texture: lanes 2h and 2h + 1 of a row share texel
+/// `h · capacity + row`. Keep in sync with `lane_texel` in `shaders/types.wgsl`.
+const LANES_PER_TEXEL: u32 = 2;
+
 const ROW_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Uint;
-const LANE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
+const LANE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Uint;
 
 /// How the evaluate pass reads the motion table, chosen per [`GpuContext`](super::GpuContext)
 /// with [`GpuContext::with_row_storage`](super::GpuContext::with_row_storage).
@@ -57,8 +75,7 @@ pub enum RowStorage {
     /// A texture mirror of the table, which the executor keeps equal to the buffers: 64
     /// more bytes of GPU memory per row of capacity, and each uploaded or moved row is
     /// written twice. Devices that cannot keep one (fewer than two storage textures per
-    /// stage, 2D textures under 8192 texels, or no `Rgba32Uint`/`Rg32Uint` storage) read the
-    /// buffers.
+    /// stage, 2D textures under 8192 texels, or no `Rgba32Uint` storage) read the buffers.
     Textures,
 }
 
@@ -99,7 +116,7 @@ impl RowReads {
 }
 
 /// Whether `device` can keep a mirror: two storage textures in the apply pass, textures
-/// 2^13 texels wide, and both formats as sampled and write-only storage textures.
+/// 2^13 texels wide, and the format as sampled and write-only storage textures.
 fn mirror_supported(device: &wgpu::Device) -> bool {
     let limits = device.limits();
     let usages = wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::STORAGE_BINDING;
@@ -198,7 +215,7 @@ impl GpuExecutor {
                 )));
             }
             let rows = texture(device, ROW_FORMAT, 2 * capacity);
-            let lanes = texture(device, LANE_FORMAT, 4 * capacity);
+            let lanes = texture(device, LANE_FORMAT, 4 / LANES_PER_TEXEL * capacity);
             pages.push(MirrorPage {
                 rows_view: rows.create_view(&Default::default()),
                 lanes_view: lanes.create_view(&Default::default()),
@@ -214,24 +231,50 @@ impl GpuExecutor {
     }
 
     /// Fills a new mirror from the buffers (recorded after the frame's changes, so it holds
-    /// them; the whole buffers, rows past the table's length included, which no pass reads).
-    pub(super) fn fill_mirror(&mut self, encoder: &mut wgpu::CommandEncoder) {
+    /// them; the whole buffers, rows past the table's length included, which no pass reads):
+    /// the rows by a copy, the lanes by the fill pass, which interleaves their sections.
+    pub(super) fn fill_mirror(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+    ) -> Result<(), GpuError> {
         if !self.mirror_unfilled {
-            return;
+            return Ok(());
         }
         let Some(table) = &self.table else {
-            return;
+            return Ok(());
         };
+        let Some((fill, fill_layout)) = &self.pipelines.mirror_fill else {
+            return Err(GpuError::Validation("no mirror fill pipeline".into()));
+        };
+        let device = self.ctx.device();
         for (page, mirror) in table.pages.iter().zip(&self.mirror) {
-            for (buffer, texture) in [(&page.rows, &mirror.rows), (&page.lanes, &mirror.lanes)] {
-                encoder.copy_buffer_to_texture(
-                    buffer_copy(buffer, texture),
-                    texture.as_image_copy(),
-                    texture.size(),
-                );
-            }
+            encoder.copy_buffer_to_texture(
+                buffer_copy(&page.rows, &mirror.rows),
+                mirror.rows.as_image_copy(),
+                mirror.rows.size(),
+            );
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("wgpu-tween mirror fill"),
+                layout: fill_layout,
+                entries: &[
+                    whole(0, &page.lanes),
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: wgpu::BindingResource::TextureView(&mirror.lanes_view),
+                    },
+                ],
+            });
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("wgpu-tween mirror fill"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(fill);
+            pass.set_bind_group(0, &group, &[]);
+            let (x, y) = fold_dispatch(page.capacity, SMALL_GROUP, self.max_per_axis);
+            pass.dispatch_workgroups(x, y, 1);
         }
         self.mirror_unfilled = false;
+        Ok(())
     }
 
     /// The mirror's bindings for the evaluate pass (7, 8) or the apply pass (8, 9) of
@@ -321,12 +364,73 @@ impl GpuExecutor {
             let (a, b) = read(&page.rows, &mirror.rows)?;
             same &= a[..(rows * 32) as usize] == b[..(rows * 32) as usize];
             let (a, b) = read(&page.lanes, &mirror.lanes)?;
-            let stride = u64::from(page.capacity) * 8;
-            for k in 0..4 {
-                let range = (k * stride) as usize..(k * stride + rows * 8) as usize;
-                same &= a[range.clone()] == b[range];
-            }
+            same &= lanes_match(&a, &b, page.capacity as usize, rows as usize);
         }
         Ok(Some(same))
+    }
+}
+
+/// Whether the lane texture's bytes `texels` (texel by texel) hold the lane buffer's bytes
+/// `buffer` (4 sections of `capacity` pairs of 8 bytes) for rows `0..rows`: texel
+/// `h · capacity + i` is lane pair 2h of row i, then lane pair 2h + 1.
+fn lanes_match(buffer: &[u8], texels: &[u8], capacity: usize, rows: usize) -> bool {
+    const PAIR: usize = 8;
+    const TEXEL: usize = PAIR * LANES_PER_TEXEL as usize;
+    if buffer.len() < 4 * capacity * PAIR || texels.len() < 2 * capacity * TEXEL {
+        return false;
+    }
+    (0..rows).all(|i| {
+        (0..4).all(|k| {
+            let pair = &buffer[(k * capacity + i) * PAIR..][..PAIR];
+            let texel = ((k / 2) * capacity + i) * TEXEL + (k % 2) * PAIR;
+            pair == &texels[texel..][..PAIR]
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lanes_match;
+
+    /// A lane buffer of `capacity` rows whose every byte says which lane, row and byte it is.
+    fn buffer(capacity: usize) -> Vec<u8> {
+        (0..4 * capacity * 8)
+            .map(|b| (b / 8 % capacity * 16 + b / 8 / capacity * 8 + b % 8) as u8)
+            .collect()
+    }
+
+    /// The packing written out by hand: per row i, lanes (0, 1) at texel i, (2, 3) at texel
+    /// capacity + i.
+    fn packed(buffer: &[u8], capacity: usize) -> Vec<u8> {
+        let mut texels = vec![0; buffer.len()];
+        for i in 0..capacity {
+            for (texel, lanes) in [(i, [0, 1]), (capacity + i, [2, 3])] {
+                for (half, k) in lanes.into_iter().enumerate() {
+                    let src = (k * capacity + i) * 8;
+                    texels[texel * 16 + half * 8..][..8].copy_from_slice(&buffer[src..src + 8]);
+                }
+            }
+        }
+        texels
+    }
+
+    #[test]
+    fn the_check_accepts_the_packing_and_nothing_else() {
+        let capacity = 8;
+        let lanes = buffer(capacity);
+        let texels = packed(&lanes, capacity);
+        assert!(lanes_match(&lanes, &texels, capacity, capacity));
+        // The buffer's own order (one pair per texel), as a plain copy would leave it.
+        assert!(!lanes_match(&lanes, &lanes, capacity, capacity));
+        // The two pairs of one texel swapped.
+        let mut swapped = texels.clone();
+        let (low, high) = swapped[16 * 3..16 * 4].split_at_mut(8);
+        low.swap_with_slice(high);
+        assert!(!lanes_match(&lanes, &swapped, capacity, capacity));
+        // One byte of lane 3 of the last row: wrong there, ignored past the rows checked.
+        let mut stale = texels.clone();
+        stale[(2 * capacity - 1) * 16 + 15] ^= 1;
+        assert!(!lanes_match(&lanes, &stale, capacity, capacity));
+        assert!(lanes_match(&lanes, &stale, capacity, capacity - 1));
     }
 }
