@@ -118,13 +118,13 @@ fn cubic_bezier(p: vec4<f32>, x: f32) -> f32 {
 
 // The parametric eases (ids 32..39, `parametric` in src/ease/parametric.rs) with parameter lanes p.
 fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
-    if id == ID_CURVE {
+    if HAS_CURVE && id == ID_CURVE {
         return curve_ease(p, x); // shaders/curve.wgsl
     }
     if id == ID_STEPS {
         return select(max(floor(x * p.x) / p.x, 0.0), 1.0, x >= 1.0);
     }
-    if id == ID_BEZIER {
+    if HAS_BEZIER && id == ID_BEZIER {
         return cubic_bezier(p, x);
     }
     let elastic = id >= ID_ELASTIC;

@@ -51,6 +51,10 @@ override HAS_SPEED: bool = true;
 // A row that reads or writes lanes past the first: two to four lanes, quaternions, punch and
 // shake (without: one lane pair read and one output written, no loop over lanes).
 override HAS_MULTI_LANE: bool = true;
+// The CSS cubic-bezier ease (ease id 39; within HAS_PARAMETRIC): its solver's fixed steps.
+override HAS_BEZIER: bool = true;
+// An animation curve (ease id 40; within HAS_PARAMETRIC): its search of the key table.
+override HAS_CURVE: bool = true;
 
 // The row's speed (see HAS_SPEED).
 fn row_speed(row: MotionRow) -> f32 {

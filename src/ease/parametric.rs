@@ -59,7 +59,7 @@ pub(crate) const PARAMETRIC_BASE: u32 = 32;
 const ID_BACK: u32 = 32;
 const ID_ELASTIC: u32 = 35;
 const ID_STEPS: u32 = 38;
-const ID_BEZIER: u32 = 39;
+pub(crate) const ID_BEZIER: u32 = 39;
 
 impl ParametricEase {
     /// The row's ease id and parameter lanes; `None` when the parameters are invalid.

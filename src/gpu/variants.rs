@@ -1,6 +1,6 @@
 //! Variants of the evaluate pipeline: one per set of row kinds that need code of their own
-//! (sequence children, parametric eases and curves, the transcendental eases, quaternion and
-//! punch/shake adapters) or a field read (delays, finite loop counts, speeds other than 1,
+//! (sequence children, parametric eases, with the CSS cubic Bézier and animation curves apart,
+//! the transcendental eases, quaternion and punch/shake adapters) or a field read (delays, finite loop counts, speeds other than 1,
 //! lanes past the first).
 //! The executor tracks which kinds its table may hold and binds the variant compiled without
 //! the code and reads for the others.
@@ -15,7 +15,8 @@
 //! Keep in sync with the `override` constants at the top of `shaders/evaluate.wgsl` (a test
 //! compares the names).
 
-use crate::ease::PARAMETRIC_BASE;
+use crate::curve::ID_CURVE;
+use crate::ease::{ID_BEZIER, PARAMETRIC_BASE};
 use crate::row::MotionRow;
 use crate::value::AdapterKind;
 
@@ -24,7 +25,7 @@ use crate::value::AdapterKind;
 pub(crate) struct Features(pub u32);
 
 /// The pipeline-overridable constants, in bit order.
-pub(crate) const NAMES: [&str; 9] = [
+pub(crate) const NAMES: [&str; 11] = [
     "HAS_CHILD",
     "HAS_PARAMETRIC",
     "HAS_TRANSCENDENTAL",
@@ -34,6 +35,8 @@ pub(crate) const NAMES: [&str; 9] = [
     "HAS_FINITE_LOOPS",
     "HAS_SPEED",
     "HAS_MULTI_LANE",
+    "HAS_BEZIER",
+    "HAS_CURVE",
 ];
 
 /// Number of variants (every subset of [`NAMES`]).
@@ -48,6 +51,10 @@ const DELAY: u32 = 32;
 const FINITE_LOOPS: u32 = 64;
 const SPEED: u32 = 128;
 const MULTI_LANE: u32 = 256;
+/// The CSS cubic Bézier (27 solver steps) and animation curves (a search of the key table):
+/// as part of `PARAMETRIC`, a world of `Back` eases ran 2.3–2.8× slower on lavapipe.
+const BEZIER: u32 = 512;
+const CURVE: u32 = 1024;
 
 impl Features {
     /// Every kind: the variant that can evaluate any row.
@@ -69,6 +76,11 @@ impl Features {
         let ease = row.ease_bits();
         if ease >= PARAMETRIC_BASE {
             bits |= PARAMETRIC;
+            if ease == ID_BEZIER {
+                bits |= BEZIER;
+            } else if ease == ID_CURVE {
+                bits |= CURVE;
+            }
         } else if (1..=30).contains(&ease) {
             // Families in easing.wgsl order: Sine, Quad, Cubic, Quart, Quint, Expo, Circ,
             // Elastic, Back, Bounce.
@@ -175,10 +187,16 @@ mod tests {
                 "{name}"
             );
         }
-        for id in 32..=40 {
+        for id in 32..=38 {
             assert_eq!(
                 Features::of(&row(id, AdapterKind::Lerp, false)),
                 Features(PARAMETRIC)
+            );
+        }
+        for (id, own) in [(39, BEZIER), (40, CURVE)] {
+            assert_eq!(
+                Features::of(&row(id, AdapterKind::Lerp, false)),
+                Features(PARAMETRIC | own)
             );
         }
         for (adapter, want) in [
@@ -232,6 +250,8 @@ mod tests {
                 ("HAS_FINITE_LOOPS", 0.0),
                 ("HAS_SPEED", 0.0),
                 ("HAS_MULTI_LANE", 0.0),
+                ("HAS_BEZIER", 0.0),
+                ("HAS_CURVE", 0.0),
             ]
         );
         assert_eq!(Features::ALL.index(), COUNT - 1);
