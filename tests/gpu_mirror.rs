@@ -166,3 +166,47 @@ fn mirror_follows_the_buffers_across_pages() {
     // one binding too, so at most 16 384 rows).
     churn(ctx, "pages of 2048 rows", 400);
 }
+
+/// Growing a paged table keeps its full pages and their mirrors: only the new pages' mirrors
+/// are filled (one fill dispatch each, the difference between the same updates with texture
+/// and with buffer row storage).
+#[test]
+fn growth_fills_only_the_new_pages_mirrors() {
+    let Some(paged) = common::gpu_paged() else {
+        return;
+    };
+    let textures = paged.with_row_storage(RowStorage::Textures);
+    if textures.row_storage() != RowStorage::Textures {
+        println!("this device cannot keep a texture mirror; skipped");
+        return;
+    }
+    let dispatches = |ctx: &GpuContext| {
+        let mut world = common::Exec::Gpu(Box::new(ctx.clone())).world();
+        let mut counts = Vec::new();
+        // 1000 rows: four pages of 256; then 1100: eight pages, the first four kept.
+        for count in [1000, 100] {
+            for i in 0..count {
+                Motion::new(i as f32, 1.0, 2.0)
+                    .loops(-1, LoopType::Restart)
+                    .run(&mut world)
+                    .expect("valid motion");
+            }
+            common::update_on_gpu(&mut world, 1.0 / 60.0, "paged growth");
+            let stats = world.gpu_update_stats().expect("a device");
+            counts.push(stats.dispatches);
+        }
+        counts
+    };
+    let with_mirror = dispatches(&textures);
+    let without = dispatches(&paged.with_row_storage(RowStorage::Buffers));
+    let fills: Vec<u32> = with_mirror
+        .iter()
+        .zip(&without)
+        .map(|(a, b)| a - b)
+        .collect();
+    assert_eq!(
+        fills,
+        [4, 4],
+        "mirror fills: first table, then growth to eight pages"
+    );
+}

@@ -135,6 +135,11 @@ pub(crate) struct MirrorPage {
     lanes: wgpu::Texture,
     pub(super) rows_view: wgpu::TextureView,
     pub(super) lanes_view: wgpu::TextureView,
+    /// The page's row buffer it mirrors: a page the table keeps through a resize (paged
+    /// tables keep every page that does not change size) keeps its mirror too.
+    source: wgpu::Buffer,
+    /// Whether it holds its page's bytes yet (`fill_mirror`).
+    filled: bool,
 }
 
 /// The texture for `texels` texels of `format` (a power of two), row by row.
@@ -206,8 +211,13 @@ impl GpuExecutor {
             return Ok(());
         }
         let device = self.ctx.device();
+        let mut old = std::mem::take(&mut self.mirror).into_iter();
         let mut pages = Vec::with_capacity(table.pages.len());
         for page in &table.pages {
+            if let Some(kept) = old.next().filter(|m| m.source == page.rows) {
+                pages.push(kept);
+                continue;
+            }
             let capacity = page.capacity;
             if !capacity.is_power_of_two() || capacity > MAX_MIRROR_PAGE_ROWS {
                 return Err(GpuError::Validation(format!(
@@ -221,11 +231,13 @@ impl GpuExecutor {
                 lanes_view: lanes.create_view(&Default::default()),
                 rows,
                 lanes,
+                source: page.rows.clone(),
+                filled: false,
             });
         }
         self.mirror = pages;
         self.mirror_generation = Some(self.table_generation);
-        self.mirror_unfilled = true;
+        self.mirror_unfilled = self.mirror.iter().any(|m| !m.filled);
         self.evaluate_groups.clear();
         Ok(())
     }
@@ -247,7 +259,11 @@ impl GpuExecutor {
             return Err(GpuError::Validation("no mirror fill pipeline".into()));
         };
         let device = self.ctx.device();
-        for (page, mirror) in table.pages.iter().zip(&self.mirror) {
+        for (page, mirror) in table.pages.iter().zip(&mut self.mirror) {
+            if mirror.filled {
+                continue;
+            }
+            mirror.filled = true;
             encoder.copy_buffer_to_texture(
                 buffer_copy(&page.rows, &mirror.rows),
                 mirror.rows.as_image_copy(),
@@ -272,6 +288,7 @@ impl GpuExecutor {
             pass.set_bind_group(0, &group, &[]);
             let (x, y) = fold_dispatch(page.capacity, SMALL_GROUP, self.max_per_axis);
             pass.dispatch_workgroups(x, y, 1);
+            self.stats.dispatches += 1;
         }
         self.mirror_unfilled = false;
         Ok(())
