@@ -30,6 +30,10 @@ pub(crate) mod timing;
 mod variants;
 
 pub use context::{GpuContext, GpuError};
+pub use readback::ReadbackMode;
+pub use stats::GpuUpdateStats;
+pub use targets::GpuTarget;
+pub use tex_mirror::RowStorage;
 
 /// The label of an object made every update (command encoders, passes, per-frame bind
 /// groups): `name` in debug builds, none in release builds, where wgpu would copy it into a
@@ -44,7 +48,3 @@ pub(crate) const fn transient_label(name: &'static str) -> Option<&'static str> 
         None
     }
 }
-pub use readback::ReadbackMode;
-pub use stats::GpuUpdateStats;
-pub use targets::GpuTarget;
-pub use tex_mirror::RowStorage;

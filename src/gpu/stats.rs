@@ -5,10 +5,11 @@
 /// overlays, and to check the executor's promises (one evaluate dispatch per page of the
 /// table whatever the mix of value types, nothing submitted by a world with no motions).
 ///
-/// Counted as the commands are recorded; the GPU's own timing is
-/// [`MotionWorld::gpu_pass_time`](crate::MotionWorld::gpu_pass_time). Work done between
-/// updates (a motion finished by a command writing its GPU target) counts towards the next
-/// update.
+/// Counted as the commands are recorded, from the start of the update (settling the
+/// commands queued before it included); the GPU's own timing is
+/// [`MotionWorld::gpu_pass_time`](crate::MotionWorld::gpu_pass_time). Work done outside an
+/// update (a handle call that completes a motion writes its GPU target at once) is not
+/// counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GpuUpdateStats {
