@@ -11,7 +11,9 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use glam::{Quat, Vec2, Vec3};
 use wgpu_tween::baseline::BaselineLoop;
-use wgpu_tween::{Animatable, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{
+    Animatable, BuildError, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld,
+};
 
 mod common;
 
@@ -118,12 +120,12 @@ fn idle(c: &mut Criterion) {
 /// Motions per `create` batch.
 const CREATE_N: usize = 10_000;
 
-/// Times creating `CREATE_N` motions with `run` into a fresh reserved world per batch (the
-/// world is dropped outside the timed section); `configure` sets the motion up.
+/// Times creating `CREATE_N` motions into a fresh reserved world per batch (the world is
+/// dropped outside the timed section); `run(world, i)` creates motion `i`.
 fn create_n<M: criterion::measurement::Measurement>(
     group: &mut criterion::BenchmarkGroup<'_, M>,
     label: &str,
-    configure: impl Fn(Motion<f32>) -> Motion<f32> + Copy,
+    run: impl Fn(&mut MotionWorld, usize) -> Result<MotionHandle, BuildError> + Copy,
 ) {
     group.bench_function(BenchmarkId::new(label, CREATE_N), |b| {
         b.iter_batched(
@@ -133,9 +135,8 @@ fn create_n<M: criterion::measurement::Measurement>(
                 world
             },
             |mut world| {
-                for _ in 0..CREATE_N {
-                    let motion = configure(Motion::new(0.0f32, 10.0, 2.0).ease(Ease::OutQuad));
-                    black_box(motion.run(&mut world).expect("valid motion"));
+                for i in 0..CREATE_N {
+                    black_box(run(&mut world, i).expect("valid motion"));
                 }
                 world
             },
@@ -151,35 +152,21 @@ fn create(c: &mut Criterion) {
         .sample_size(30)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));
-    create_n(&mut group, "run-f32-looping", |m| {
-        m.loops(-1, LoopType::Restart)
+    let f32_motion = || Motion::new(0.0f32, 10.0, 2.0).ease(Ease::OutQuad);
+    create_n(&mut group, "run-f32-looping", |world, _| {
+        f32_motion().loops(-1, LoopType::Restart).run(world)
     });
-    create_n(&mut group, "run-f32-finite", |m| m);
+    create_n(&mut group, "run-f32-finite", |world, _| {
+        f32_motion().run(world)
+    });
     // A cycle through five shapes (lerps of one to four lanes, a slerp): a new row is swapped
     // past the first row of every later run that has rows (`src/world/partition.rs`).
-    group.bench_function(BenchmarkId::new("run-five-shapes", CREATE_N), |b| {
-        b.iter_batched(
-            || {
-                let mut world = MotionWorld::new();
-                world.reserve(CREATE_N);
-                world
-            },
-            |mut world| {
-                for i in 0..CREATE_N {
-                    let handle = match i % 5 {
-                        0 => Motion::new(0.0f32, 10.0, 2.0).run(&mut world),
-                        1 => Motion::new(Vec2::ZERO, Vec2::ONE, 2.0).run(&mut world),
-                        2 => Motion::new(Vec3::ZERO, Vec3::ONE, 2.0).run(&mut world),
-                        3 => Motion::new(Color::BLACK, Color::WHITE, 2.0).run(&mut world),
-                        _ => Motion::new(Quat::IDENTITY, Quat::from_rotation_y(2.0), 2.0)
-                            .run(&mut world),
-                    };
-                    black_box(handle.expect("valid motion"));
-                }
-                world
-            },
-            BatchSize::PerIteration,
-        );
+    create_n(&mut group, "run-five-shapes", |world, i| match i % 5 {
+        0 => Motion::new(0.0f32, 10.0, 2.0).run(world),
+        1 => Motion::new(Vec2::ZERO, Vec2::ONE, 2.0).run(world),
+        2 => Motion::new(Vec3::ZERO, Vec3::ONE, 2.0).run(world),
+        3 => Motion::new(Color::BLACK, Color::WHITE, 2.0).run(world),
+        _ => Motion::new(Quat::IDENTITY, Quat::from_rotation_y(2.0), 2.0).run(world),
     });
     group.finish();
 }
