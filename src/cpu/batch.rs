@@ -10,8 +10,8 @@
 //!
 //! A chunk whose rows share everything but their lanes (a burst made in one update) skips
 //! passes 1 and 2: its one progress comes from the reference.
-//! 3. **Values** ([`super::lanes`]): as many lanes as the chunk's widest row for every row
-//!    them; quaternion rows in SIMD groups, punch and shake per row.
+//! 3. **Values** ([`super::lanes`]): as many lanes as the chunk's widest row has, for every
+//!    row; quaternion rows in SIMD groups, punch and shake per row.
 //!
 //! Every result equals the scalar reference [`progress`] bit for bit (a test checks this on
 //! random rows): the same operations in the same order, only without branches.

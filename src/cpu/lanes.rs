@@ -4,10 +4,10 @@
 //! The chunk's lanes in use (its widest row's) are lerped for every row, branch-free (SIMD; a
 //! narrower row's unused lanes have pairs (0, 0), so their outputs are 0; outputs past the
 //! chunk's lanes are left alone, as no reader looks past a row's own lanes), unless every row
-//! is a quaternion. Rows with another adapter then overwrite theirs: quaternion rows (slerp and nlerp, found by a bitmask of the
-//! rows' flags) in place, by blocks of [`BLOCK`] neighbouring rows straight from the lane
-//! columns where most of a block's rows are quaternions, the others gathered eight at a time,
-//! with the operations of
+//! is a quaternion. Rows with another adapter then overwrite theirs: quaternion rows (slerp
+//! and nlerp, found by a bitmask of the rows' flags) in place, by blocks of [`BLOCK`]
+//! neighbouring rows straight from the lane columns where most of a block's rows are
+//! quaternions, the others gathered eight at a time, with the operations of
 //! [`quat_interpolate`](crate::value::quat_interpolate) and per-row constants found when the
 //! rows change ([`QuatColumns`]), so their results equal it bit for bit; punch and shake
 //! rows, and quaternion rows whose angles leave the range of the sine polynomial (eases that
