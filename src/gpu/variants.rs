@@ -1,7 +1,7 @@
 //! Variants of the evaluate pipeline: one per set of row kinds that need code of their own
 //! (sequence children, parametric eases, with the CSS cubic Bézier and animation curves apart,
-//! the transcendental eases, quaternion and punch/shake adapters) or a field read (delays, finite loop counts, speeds other than 1,
-//! lanes past the first).
+//! the transcendental eases, quaternion and punch/shake adapters) or a field read (delays,
+//! finite loop counts, speeds other than 1, lanes past the first).
 //! The executor tracks which kinds its table may hold and binds the variant compiled without
 //! the code and reads for the others.
 //!
