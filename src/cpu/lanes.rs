@@ -110,6 +110,19 @@ impl QuatColumns<'_> {
     }
 }
 
+/// What the quaternion pass reads of a chunk: its lane pairs, eased progress and
+/// [`QuatColumns`] (every slice as long as the chunk), and which rows to evaluate.
+#[derive(Clone, Copy)]
+pub(crate) struct QuatRows<'a> {
+    pub pairs: [&'a [[f32; 2]]; 4],
+    pub p: &'a [f32],
+    pub constants: QuatColumns<'a>,
+    /// The rows to evaluate (bit `i` for row `i`).
+    pub rows: u64,
+    /// The nlerp rows ([`AdapterMasks::nlerp`]): normalized in full.
+    pub nlerp: u64,
+}
+
 /// Writes the values of `rows` (at most 64) at eased progress `p` into `out`, from their lane
 /// pairs `pairs` (every slice as long as `rows`). `quat`: the constants of the quaternion
 /// rows. `lanes`: the lanes (1 to 4) of the chunk's widest lerp row (may be an
@@ -163,11 +176,18 @@ pub(crate) fn values(
     // where the CPU has it); the other quaternion rows gathered eight at a time (inline: as
     // a call, its arguments and the gather cost more than the group saves).
     let dense = dense_blocks(quat, n);
+    let quat_rows = |rows| QuatRows {
+        pairs,
+        p,
+        constants: QuatColumns { theta, inv_sin },
+        rows,
+        nlerp,
+    };
     if dense != 0 {
-        other |= quaternions(pairs, &mut out, p, [theta, inv_sin], [dense, nlerp]);
+        other |= quaternions(quat_rows(dense), &mut out);
     }
     if quat & !dense != 0 {
-        other |= gathered(pairs, &mut out, p, [theta, inv_sin], [quat & !dense, nlerp]);
+        other |= gathered(quat_rows(quat & !dense), &mut out);
     }
     while other != 0 {
         let i = other.trailing_zeros() as usize;
@@ -196,18 +216,17 @@ fn dense_blocks(quat: u64, n: usize) -> u64 {
     dense
 }
 
-/// The quaternion rows of `masks[0]` (`masks[1]`: the nlerp rows), gathered [`BLOCK`] at a
-/// time into a [`QuatGroup`]; returns those left to the scalar path (as [`quaternions`]).
+/// The rows of `q`, gathered [`BLOCK`] at a time into a [`QuatGroup`]; returns those left to
+/// the scalar path (as [`quaternions`]).
 #[inline(always)]
-fn gathered(
-    pairs: [&[[f32; 2]]; 4],
-    out: &mut [&mut [f32]; 4],
-    p: &[f32],
-    constants: [&[f32]; 2],
-    masks: [u64; 2],
-) -> u64 {
-    let [mut mask, nlerp] = masks;
-    let [theta, inv_sin] = constants;
+fn gathered(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> u64 {
+    let QuatRows {
+        pairs,
+        p,
+        constants: QuatColumns { theta, inv_sin },
+        rows: mut mask,
+        nlerp,
+    } = q;
     let mut scalar = 0u64;
     // Entries past a short group keep the previous group's (finite) values: computed,
     // never stored.
@@ -308,9 +327,7 @@ impl QuatGroup {
     }
 }
 
-/// Evaluates the quaternion rows of `masks[0]` (`masks[1]`: the nlerp rows among them, see
-/// [`AdapterMasks`]) from the [`QuatColumns`] `constants` (θ, 1/sin θ); returns those left to
-/// the scalar path (an angle outside the polynomial's range), whose outputs it leaves
+/// Evaluates the rows of `q` (see [`QuatRows`]); returns those left to the scalar path (an angle outside the polynomial's range), whose outputs it leaves
 /// garbage.
 ///
 /// Not inlined into the executor's loop, whose size made the compiler give up inlining and
@@ -319,19 +336,13 @@ impl QuatGroup {
 /// ([`quaternions_with`]). The results are the same (IEEE
 /// operations lane by lane, no fused multiply-add).
 #[inline(always)]
-fn quaternions(
-    pairs: [&[[f32; 2]]; 4],
-    out: &mut [&mut [f32]; 4],
-    p: &[f32],
-    constants: [&[f32]; 2],
-    masks: [u64; 2],
-) -> u64 {
+fn quaternions(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
-        return unsafe { quaternions_avx2(pairs, out, p, constants, masks) };
+        return unsafe { quaternions_avx2(q, out) };
     }
-    quaternions_baseline(pairs, out, p, constants, masks)
+    quaternions_baseline(q, out)
 }
 
 /// [`quaternions`] compiled for AVX2.
@@ -340,42 +351,31 @@ fn quaternions(
 /// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn quaternions_avx2(
-    pairs: [&[[f32; 2]]; 4],
-    out: &mut [&mut [f32]; 4],
-    p: &[f32],
-    constants: [&[f32]; 2],
-    masks: [u64; 2],
-) -> u64 {
+unsafe fn quaternions_avx2(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> u64 {
     // SAFETY: the CPU has AVX2.
-    unsafe { avx2::quaternions(pairs, out, p, constants, masks) }
+    unsafe { avx2::quaternions(q, out) }
 }
 
 /// [`quaternions_with`] for the baseline instruction set.
 #[inline(never)]
-fn quaternions_baseline(
-    pairs: [&[[f32; 2]]; 4],
-    out: &mut [&mut [f32]; 4],
-    p: &[f32],
-    constants: [&[f32]; 2],
-    masks: [u64; 2],
-) -> u64 {
-    quaternions_with(pairs, out, p, constants, masks)
+fn quaternions_baseline(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> u64 {
+    quaternions_with(q, out)
 }
 
 /// The portable body of [`quaternions`], by blocks of [`BLOCK`] neighbouring rows that have
 /// a quaternion row, each evaluated whole, straight from the columns (the other rows'
 /// results are computed, not stored).
 #[inline(always)]
-fn quaternions_with(
-    pairs: [&[[f32; 2]]; 4],
-    out: &mut [&mut [f32]; 4],
-    p: &[f32],
-    constants: [&[f32]; 2],
-    masks: [u64; 2],
-) -> u64 {
+fn quaternions_with(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> u64 {
+    let QuatRows {
+        pairs,
+        p,
+        constants: QuatColumns { theta, inv_sin },
+        rows: mask,
+        nlerp,
+    } = q;
+    let constants = [theta, inv_sin];
     let n = p.len();
-    let [mask, nlerp] = masks;
     let mut scalar = 0u64;
     let mut blocks = mask;
     while blocks != 0 {
@@ -459,8 +459,9 @@ fn block<'a>(
 }
 
 /// `out ← quat_interpolate(from, to, p, θ)` for the entries of `rows` (bit `j` for entry
-/// `j`; the others get their lerp, as from the lerp pass), from the lane pairs `pairs` and the `constants` θ and
-/// 1/sin θ ([`QuatColumns`]); the entries of `exact` are nlerp rows, normalized in full.
+/// `j`; the others get their lerp, as from the lerp pass), from the lane pairs `pairs` and
+/// the `constants` θ and 1/sin θ ([`QuatColumns`]); the entries of `exact` are nlerp rows,
+/// normalized in full.
 /// The same operations as `quat_interpolate`, its branches as selects, in loops over the
 /// block that compile to vector code. Returns the entries (bit `j`) whose slerp angles leave
 /// the sine polynomial's range (or are NaN), where `quat_interpolate` calls `f32::sin`:

@@ -20,7 +20,7 @@ use std::arch::x86_64::{
     _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps, _CMP_GT_OQ, _CMP_LE_OQ,
 };
 
-use super::BLOCK;
+use super::{QuatColumns, QuatRows, BLOCK};
 use crate::value::{QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
 
 /// As [`quaternions`](super::quaternions).
@@ -28,13 +28,14 @@ use crate::value::{QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
 /// # Safety
 /// The CPU must have AVX2.
 #[inline(always)]
-pub(super) unsafe fn quaternions(
-    pairs: [&[[f32; 2]]; 4],
-    out: &mut [&mut [f32]; 4],
-    p: &[f32],
-    constants: [&[f32]; 2],
-    masks: [u64; 2],
-) -> u64 {
+pub(super) unsafe fn quaternions(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> u64 {
+    let QuatRows {
+        pairs,
+        p,
+        constants: QuatColumns { theta, inv_sin },
+        rows: mask,
+        nlerp,
+    } = q;
     let n = p.len();
     // (Every column as long as `p`: one bounds check per block or row serves them all.)
     // (No `array::map` here or below: it was not inlined.)
@@ -46,8 +47,7 @@ pub(super) unsafe fn quaternions(
     ];
     let [o0, o1, o2, o3] = out;
     let out = [&mut o0[..n], &mut o1[..n], &mut o2[..n], &mut o3[..n]];
-    let [theta, inv_sin] = [&constants[0][..n], &constants[1][..n]];
-    let [mask, nlerp] = masks;
+    let [theta, inv_sin] = [&theta[..n], &inv_sin[..n]];
     let mut scalar = 0u64;
     let mut blocks = mask;
     while blocks != 0 {

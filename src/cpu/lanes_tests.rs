@@ -277,12 +277,20 @@ fn quaternion_passes_agree() {
             }
             let [o0, o1, o2, o3] = &mut out;
             let mut columns = [&mut o0[..], &mut o1[..], &mut o2[..], &mut o3[..]];
-            let constants = [&theta[..], &inv_sin[..]];
-            let masks = [adapters.quat, adapters.nlerp];
+            let q = QuatRows {
+                pairs,
+                p: &p,
+                constants: QuatColumns {
+                    theta: &theta,
+                    inv_sin: &inv_sin,
+                },
+                rows: adapters.quat,
+                nlerp: adapters.nlerp,
+            };
             let scalar = if portable {
-                quaternions_with(pairs, &mut columns, &p, constants, masks)
+                quaternions_with(q, &mut columns)
             } else {
-                quaternions(pairs, &mut columns, &p, constants, masks)
+                quaternions(q, &mut columns)
             };
             (out, scalar)
         };
