@@ -14,10 +14,14 @@
 
 use std::time::Instant;
 
-use glam::{Quat, Vec3};
 use wgpu_tween::baseline::GpuLerpFloor;
 use wgpu_tween::gpu::{GpuContext, RowStorage};
-use wgpu_tween::{Color, Ease, Executor, LoopType, Motion, MotionWorld};
+use wgpu_tween::{Executor, MotionWorld};
+
+// `fill_typed`: the worlds of the benchmarks' `evaluate/*` and `mixed/*`.
+#[allow(dead_code)]
+#[path = "../benches/common/mod.rs"]
+mod shapes;
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -40,30 +44,12 @@ fn context(base: &GpuContext, storage: RowStorage) -> Option<GpuContext> {
     (ctx.row_storage() == storage).then_some(ctx)
 }
 
-/// A GPU world of `n` looping motions, all `f32` or (`mixed`) a quarter each of `f32`,
-/// `Vec3`, `Quat` and `Color`, with staggered clocks, after its first update.
+/// A GPU world of `n` motions of `shapes::fill_typed` (all `f32`, or a quarter each of
+/// `f32`, `Vec3`, `Quat` and `Color`), after its first update.
 fn world(ctx: &GpuContext, n: usize, mixed: bool) -> Option<MotionWorld> {
     let mut world = MotionWorld::with_gpu(ctx.clone()).ok()?;
     world.set_executor(Executor::Gpu).ok()?;
-    world.reserve(n);
-    let q = Quat::from_rotation_y(2.0);
-    for i in 0..n {
-        macro_rules! run {
-            ($m:expr) => {
-                $m.ease(Ease::OutQuad)
-                    .loops(-1, LoopType::Restart)
-                    .run(&mut world)
-                    .ok()?
-            };
-        }
-        let h = match if mixed { i % 4 } else { 0 } {
-            0 => run!(Motion::new(0.0f32, 10.0, 2.0)),
-            1 => run!(Motion::new(Vec3::ZERO, Vec3::ONE, 2.0)),
-            2 => run!(Motion::new(Quat::IDENTITY, q, 2.0)),
-            _ => run!(Motion::new(Color::BLACK, Color::WHITE, 2.0)),
-        };
-        world.set_time(h, (i % 1000) as f64 * 0.002).ok()?;
-    }
+    shapes::fill_typed(&mut world, n, mixed);
     world.update(DT).ok()?;
     wait(ctx);
     Some(world)
