@@ -109,11 +109,10 @@ pub(crate) struct GpuExecutor {
     /// Whether the evaluate pass is compiled per [`Features`] (see
     /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
     pub(super) specialize: bool,
-    /// The texture mirror of each page (with `RowReads::Textures` only; `tex_mirror.rs`),
-    /// the table generation it was made for, and whether it still waits for its fill.
+    /// The texture mirror of each page (with `RowReads::Textures` only; `tex_mirror.rs`)
+    /// and the table generation it was made for.
     pub(super) mirror: Vec<MirrorPage>,
     pub(super) mirror_generation: Option<u64>,
-    pub(super) mirror_unfilled: bool,
     /// What this update recorded so far (reset by `begin_update`).
     pub(super) stats: GpuUpdateStats,
 }
@@ -175,7 +174,6 @@ impl GpuExecutor {
             specialize: true,
             mirror: Vec::new(),
             mirror_generation: None,
-            mirror_unfilled: false,
             stats: GpuUpdateStats::default(),
         })
     }

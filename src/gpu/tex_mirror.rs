@@ -237,7 +237,6 @@ impl GpuExecutor {
         }
         self.mirror = pages;
         self.mirror_generation = Some(self.table_generation);
-        self.mirror_unfilled = self.mirror.iter().any(|m| !m.filled);
         self.evaluate_groups.clear();
         Ok(())
     }
@@ -249,7 +248,7 @@ impl GpuExecutor {
         &mut self,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<(), GpuError> {
-        if !self.mirror_unfilled {
+        if self.mirror.iter().all(|m| m.filled) {
             return Ok(());
         }
         let Some(table) = &self.table else {
@@ -290,7 +289,6 @@ impl GpuExecutor {
             pass.dispatch_workgroups(x, y, 1);
             self.stats.dispatches += 1;
         }
-        self.mirror_unfilled = false;
         Ok(())
     }
 
@@ -317,7 +315,7 @@ impl GpuExecutor {
         let (Some(table), true) = (&self.table, self.mirrored()) else {
             return Ok(None);
         };
-        if self.mirror.len() != table.pages.len() || self.mirror_unfilled {
+        if self.mirror.len() != table.pages.len() || self.mirror.iter().any(|m| !m.filled) {
             return Ok(Some(false));
         }
         let device = self.ctx.device();
