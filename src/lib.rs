@@ -51,7 +51,6 @@
 
 #![warn(missing_docs)]
 
-pub mod baseline;
 mod builder;
 pub mod cpu;
 pub mod curve;

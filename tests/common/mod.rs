@@ -1,8 +1,7 @@
-//! Shared test helpers: which executors to run, where the conformance vectors live.
+//! Shared test helpers: which executors to run, GPU contexts, a test RNG.
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
@@ -251,30 +250,6 @@ pub fn executors() -> Vec<Exec> {
         }
     }
     out
-}
-
-/// The conformance vector directory: `WGPU_TWEEN_CONFORMANCE_DIR`, else
-/// `../shared/conformance` next to the crate root.
-pub fn conformance_dir() -> PathBuf {
-    std::env::var_os("WGPU_TWEEN_CONFORMANCE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"))
-}
-
-/// Parses one conformance file.
-pub fn load(name: &str) -> serde_json::Value {
-    let path = conformance_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read conformance file {}: {e}", path.display()));
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
-    assert_eq!(
-        value["version"],
-        1,
-        "{}: unknown schema version",
-        path.display()
-    );
-    value
 }
 
 /// Panics raised on purpose by tests carry this text; [`quiet_intentional_panics`] keeps them

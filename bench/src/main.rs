@@ -5,11 +5,9 @@
 //! several eases, loop types and delays) for a fixed number of frames and prints a table:
 //! executor, adapter name and type, N, ns per motion, CPU time per update, GPU time per
 //! pass, readback cost, and the floor measured in the same run at the same N (the
-//! hand-written loop of [`wgpu_tween::baseline`] for the CPU, a trivial lerp kernel for the
+//! hand-written loop of [`wgpu_tween_bench::baseline`] for the CPU, a trivial lerp kernel for the
 //! GPU) with the ratio. A progress bar runs on stderr; `--json` writes the results and
 //! `--plot` a PNG of ns per motion against N.
-
-mod bench;
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -18,12 +16,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use wgpu_tween::baseline::BaselineLoop;
+use wgpu_tween_bench::baseline::BaselineLoop;
 use wgpu_tween::gpu::GpuContext;
 
-use bench::plot::{self, Series};
-use bench::report::{Report, Row, VERSION};
-use bench::workload::{self, Engine, Measured, BOUND_EVERY, DT};
+use wgpu_tween_bench::plot::{self, Series};
+use wgpu_tween_bench::report::{Report, Row, VERSION};
+use wgpu_tween_bench::workload::{self, Engine, Measured, BOUND_EVERY, DT};
 
 /// Which executors to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -161,7 +159,7 @@ fn make_row(engine: &Engine, cpu_model: &str, n: usize, m: &Measured, threads: u
             cpu_model.to_string(),
             "host".to_string(),
             None,
-            "hand-written loop (wgpu_tween::baseline, 1 thread)".to_string(),
+            "hand-written loop (wgpu_tween_bench::baseline, 1 thread)".to_string(),
         ),
         Engine::Gpu(ctx) => {
             let info = ctx.adapter_info();

@@ -2,15 +2,15 @@
 //! the engine does for every motion in an update.
 //!
 //! The configuration is an `f32` from `from` to `to` over `duration` seconds, eased with
-//! [`Ease::OutQuad`](crate::Ease::OutQuad) (`1 − (1 − t)²`), looping forever with
-//! [`LoopType::Restart`](crate::LoopType::Restart). Each motion keeps its own clock in a plain
+//! [`Ease::OutQuad`](wgpu_tween::Ease::OutQuad) (`1 − (1 − t)²`), looping forever with
+//! [`LoopType::Restart`](wgpu_tween::LoopType::Restart). Each motion keeps its own clock in a plain
 //! struct-of-arrays; a step advances every clock by `dt`, wraps it into the loop, eases and
 //! lerps. No handles, no callbacks, no other eases or loop types, no delays, no speeds: what
 //! a competent programmer would write by hand for exactly this case, single-threaded. The
 //! engine's cost per motion divided by this loop's is the price of its generality.
 //!
 //! ```
-//! use wgpu_tween::baseline::BaselineLoop;
+//! use wgpu_tween_bench::baseline::BaselineLoop;
 //!
 //! let mut floor = BaselineLoop::new(1000);
 //! floor.step(0.5); // 0.5 s of a 2 s loop: t = 0.25, OutQuad = 0.4375, 0 → 10 gives 4.375
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn matches_the_engine() {
-        use crate::{Ease, LoopType, Motion, MotionWorld};
+        use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
         let mut world = MotionWorld::new();
         let h = Motion::new(FROM, TO, DURATION)
             .ease(Ease::OutQuad)

@@ -1,8 +1,7 @@
 //! The GPU floor: a trivial lerp kernel over N `(from, to)` pairs, one submission per step
 //! (as an update makes), measured next to the evaluate pass on the same adapter.
 
-use crate::gpu::layout::fold_dispatch;
-use crate::gpu::GpuContext;
+use wgpu_tween::gpu::GpuContext;
 
 /// The kernel; `ROWS` (spliced in for [`GpuLerpFloor::with_rows`]) also reads a 32-byte row
 /// per element, the bytes the evaluate pass reads, without its timing arithmetic.
@@ -31,7 +30,7 @@ fn lerp(@builtin(global_invocation_id) gid: vec3<u32>) {
 /// cost on an adapter.
 ///
 /// ```no_run
-/// use wgpu_tween::baseline::GpuLerpFloor;
+/// use wgpu_tween_bench::baseline::GpuLerpFloor;
 /// use wgpu_tween::gpu::GpuContext;
 ///
 /// let ctx = GpuContext::new()?;
@@ -177,5 +176,17 @@ impl std::fmt::Debug for GpuLerpFloor {
         f.debug_struct("GpuLerpFloor")
             .field("n", &self.n)
             .finish_non_exhaustive()
+    }
+}
+
+/// Workgroups `(x, y)` covering `items` in groups of `size`, folded into a second dimension
+/// when one axis would exceed `max_per_axis`.
+fn fold_dispatch(items: u32, size: u32, max_per_axis: u32) -> (u32, u32) {
+    let groups = items.div_ceil(size).max(1);
+    if groups <= max_per_axis {
+        (groups, 1)
+    } else {
+        let y = groups.div_ceil(max_per_axis);
+        (groups.div_ceil(y), y)
     }
 }

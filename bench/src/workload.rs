@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use glam::{Quat, Vec3};
-use wgpu_tween::baseline::{BaselineLoop, GpuLerpFloor};
+use crate::baseline::{BaselineLoop, GpuLerpFloor};
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{
     Animatable, BuildError, Color, DelayType, Ease, Executor, LoopType, Motion, MotionWorld,

@@ -1,5 +1,5 @@
 //! What both benchmark binaries build (included with `mod common;`; `tests/gpu_stats.rs`
-//! uses [`run_of_type`] and `examples/evaluate_ratio.rs` [`fill_typed`] too).
+//! uses [`run_of_type`] and `bench/examples/evaluate_ratio.rs` [`fill_typed`] too).
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use wgpu_tween::{

@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use wgpu_tween::baseline::GpuLerpFloor;
+use wgpu_tween_bench::baseline::GpuLerpFloor;
 use wgpu_tween::gpu::{GpuContext, RowStorage};
 use wgpu_tween::{Executor, MotionWorld};
 

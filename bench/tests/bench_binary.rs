@@ -2,8 +2,6 @@
 //! per executor and N (the GPU executor's rows when an adapter exists), every number is
 //! finite, and its plot is a PNG that decodes.
 
-mod common;
-
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -51,7 +49,13 @@ fn tiny_run_writes_json_rows_and_a_png_plot() {
     let report: serde_json::Value = serde_json::from_str(&text).expect("JSON parses");
     assert_eq!(report["version"], 1);
     let rows = report["rows"].as_array().expect("rows");
-    let gpu = common::gpu().is_some();
+    let gpu = match wgpu_tween::gpu::GpuContext::new() {
+        Ok(_) => true,
+        Err(e) if std::env::var("WGPU_TWEEN_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("WGPU_TWEEN_REQUIRE_GPU=1 but no GPU: {e}")
+        }
+        Err(_) => false,
+    };
     let executors: &[&str] = if gpu { &["gpu", "cpu"] } else { &["cpu"] };
     assert_eq!(
         rows.len(),

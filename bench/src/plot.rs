@@ -1,13 +1,13 @@
 //! The PNG plot of ns per motion against N: one line per executor (solid, circles) and its
 //! same-run floor (thin, squares), log–log. Drawn with plotters' in-memory bitmap backend;
-//! labels come from the built-in pixel font ([`super::font`]), the PNG encoder is `image`'s.
+//! labels come from the built-in pixel font ([`crate::font`]), the PNG encoder is `image`'s.
 
 use std::error::Error;
 use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::font;
+use crate::font;
 
 /// One line of the plot.
 pub struct Series {

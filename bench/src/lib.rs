@@ -1,0 +1,13 @@
+//! wgpu-tween's lab: the benchmark binary's parts (the mixed workload and its measurement,
+//! the JSON report, the plot with its pixel font), the same-run floors it is measured
+//! against ([`baseline`]), the conformance-vector runner shared by the library's
+//! `tests/conformance.rs` and the real-GPU check (`gpu-check`), and that check's parts.
+
+#![warn(missing_docs)]
+
+pub mod baseline;
+pub mod conformance;
+pub mod font;
+pub mod plot;
+pub mod report;
+pub mod workload;
