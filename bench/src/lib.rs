@@ -7,6 +7,7 @@
 
 pub mod baseline;
 pub mod conformance;
+pub mod parity;
 pub mod font;
 pub mod plot;
 pub mod report;

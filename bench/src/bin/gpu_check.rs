@@ -1,1 +1,327 @@
-fn main() {}
+//! The real-GPU check: `gpu-check OUT_DIR [--quick] [--vectors DIR]...`.
+//!
+//! Runs what needs a real GPU, on the GPU executor forced (never `Executor::Auto`), and
+//! writes `OUT_DIR/gpu-check.json` and `OUT_DIR/summary.txt`:
+//! 1. every conformance set: the vendored vectors (embedded in the binary) and each
+//!    `--vectors DIR` with the same schema;
+//! 2. CPU-vs-GPU parity: random motions and operations through both executors;
+//! 3. the full-size dispatch: 65 535 × 256 + 1 motions (the evaluate pass folds into two
+//!    dimensions), every bound value checked against the CPU's evaluation;
+//! 4. the benchmark binary's GPU measurements at 10k, 100k, 1M and 10M motions (pass time
+//!    from timestamp queries, CPU time inside `update`, wall time).
+//!
+//! `--quick` shrinks parity, dispatch and benchmark sizes so that a software adapter
+//! finishes in a minute (to test the bundle, not the GPU). A failing check is recorded and
+//! the others still run; the exit status is 1 when any failed.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+use wgpu_tween::gpu::GpuContext;
+use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionWorld};
+use wgpu_tween_bench::workload::{self, Engine};
+use wgpu_tween_bench::{conformance, parity};
+
+/// The vendored vectors, embedded.
+const EMBEDDED: [(&str, &str); 4] = [
+    (
+        "eases.json",
+        include_str!("../../../tests/conformance/vectors/eases.json"),
+    ),
+    (
+        "curves.json",
+        include_str!("../../../tests/conformance/vectors/curves.json"),
+    ),
+    (
+        "punch.json",
+        include_str!("../../../tests/conformance/vectors/punch.json"),
+    ),
+    (
+        "motions.json",
+        include_str!("../../../tests/conformance/vectors/motions.json"),
+    ),
+];
+
+/// One check's outcome.
+struct Check {
+    name: String,
+    passed: bool,
+    seconds: f64,
+    detail: Value,
+    line: String,
+}
+
+/// Runs `f`, turning a panic into a failure with its message.
+fn check(name: &str, f: impl FnOnce() -> Result<(Value, String), String>) -> Check {
+    eprintln!("gpu-check: {name} ...");
+    let start = Instant::now();
+    let outcome = catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+            .unwrap_or_else(|| "panic".to_owned());
+        Err(format!("panicked: {why}"))
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let (passed, detail, line) = match outcome {
+        Ok((detail, line)) => (true, detail, line),
+        Err(why) => (false, json!({ "error": why }), why),
+    };
+    eprintln!("gpu-check: {name}: {} ({seconds:.1} s)", ok(passed));
+    Check {
+        name: name.to_owned(),
+        passed,
+        seconds,
+        detail,
+        line,
+    }
+}
+
+fn ok(passed: bool) -> &'static str {
+    if passed {
+        "PASS"
+    } else {
+        "FAIL"
+    }
+}
+
+/// A world on the GPU executor, forced.
+fn gpu_world(ctx: &GpuContext) -> MotionWorld {
+    let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+    world.set_executor(Executor::Gpu).expect("GPU executor");
+    world
+}
+
+/// One conformance set (four files) on the GPU executor.
+fn conformance_set(ctx: &GpuContext, files: &[(String, String)]) -> Result<(Value, String), String> {
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (name, text) in files {
+        let data = conformance::parse(text, name)?;
+        cases += conformance::cases(&data).len();
+        let new_world = || gpu_world(ctx);
+        for line in conformance::failures(name, &data, &new_world) {
+            failures.push(format!("{name}: {line}"));
+        }
+        if !matches!(ctx.device().poll(wgpu::PollType::Poll), Ok(_)) {
+            return Err("device lost".into());
+        }
+    }
+    let line = format!("{cases} cases, {} failing", failures.len());
+    failures.truncate(50);
+    let detail = json!({ "cases": cases, "failures": failures });
+    if failures.is_empty() {
+        Ok((detail, line))
+    } else {
+        Err(format!("{line}: {}", failures.join("; ")))
+    }
+}
+
+/// `count` distinct bound motions; after one update every bound value must equal the CPU's
+/// evaluation from the motion's anchor (as `tests/gpu_dispatch.rs`).
+fn full_dispatch(ctx: &GpuContext, count: usize) -> Result<(Value, String), String> {
+    let mut world = gpu_world(ctx);
+    world.reserve(count);
+    let cells: Arc<Vec<AtomicU32>> = Arc::new((0..count).map(|_| AtomicU32::new(0)).collect());
+    let mut handles = Vec::with_capacity(count);
+    for i in 0..count {
+        let cells = Arc::clone(&cells);
+        let h = Motion::new(i as f32, i as f32 + 1000.0, 1.0 + (i % 7) as f32 * 0.25)
+            .ease(Ease::ALL[i % Ease::ALL.len()])
+            .loops(-1, LoopType::Yoyo)
+            .immediate_bind(false)
+            .bind(&mut world, move |v: f32| {
+                cells[i].store(v.to_bits(), Ordering::Relaxed)
+            })
+            .map_err(|e| e.to_string())?;
+        handles.push(h);
+    }
+    let start = Instant::now();
+    world.update(0.37).map_err(|e| e.to_string())?;
+    let update_ms = start.elapsed().as_secs_f64() * 1e3;
+    if let Some(e) = world.take_gpu_error() {
+        return Err(e.to_string());
+    }
+    if world.active_executor() != Executor::Gpu {
+        return Err("the world left the GPU executor".into());
+    }
+    let mut wrong = 0usize;
+    let mut first = None;
+    for (i, &h) in handles.iter().enumerate() {
+        let got = f32::from_bits(cells[i].load(Ordering::Relaxed));
+        let want = world.value::<f32>(h).map_err(|e| e.to_string())?;
+        if (got - want).abs() > 1e-4 * 1000.0 + 4.0 * f32::EPSILON * want.abs() {
+            wrong += 1;
+            first.get_or_insert(format!("motion {i}: GPU {got}, CPU {want}"));
+        }
+    }
+    let line = format!("{count} motions, {wrong} wrong, first update {update_ms:.1} ms");
+    match first {
+        None => Ok((json!({ "motions": count, "update_ms": update_ms }), line)),
+        Some(f) => Err(format!("{line}; {f}")),
+    }
+}
+
+/// The benchmark binary's GPU measurement at each N.
+fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), String> {
+    let engine = Engine::Gpu(ctx.clone());
+    let mut rows = Vec::new();
+    let mut lines = Vec::new();
+    let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    for &n in sizes {
+        let frames = if n >= 1_000_000 { 15 } else { 60 };
+        let m = workload::run(&engine, n, frames, |_| {}).map_err(|e| format!("N = {n}: {e}"))?;
+        if let Some(e) = &m.error {
+            return Err(format!("N = {n}: {e}"));
+        }
+        let pass_us = m.engine.gpu.map(us);
+        rows.push(json!({
+            "n": n,
+            "wall_us": us(m.engine.wall),
+            "cpu_us": us(m.engine.cpu),
+            "pass_us": pass_us,
+            "bound_wall_us": us(m.bound.wall),
+            "bound_count": m.bound_count,
+            "floor_wall_us": us(m.floor.wall),
+            "create_ns_per_motion": m.create_ns,
+            "frames": m.engine.frames,
+        }));
+        lines.push(format!(
+            "N={n}: wall {:.0} us, cpu {:.0} us, pass {}, floor {:.0} us",
+            us(m.engine.wall),
+            us(m.engine.cpu),
+            pass_us.map_or("n/a".to_owned(), |p| format!("{p:.0} us")),
+            us(m.floor.wall)
+        ));
+    }
+    Ok((
+        json!({ "workload": workload::describe(), "rows": rows }),
+        lines.join("; "),
+    ))
+}
+
+fn main() -> ExitCode {
+    let mut out: Option<PathBuf> = None;
+    let mut quick = false;
+    let mut sets: Vec<PathBuf> = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--vectors" => match args.next() {
+                Some(dir) => sets.push(dir.into()),
+                None => return usage("--vectors needs a directory"),
+            },
+            "-h" | "--help" => return usage(""),
+            _ if out.is_none() && !arg.starts_with('-') => out = Some(arg.into()),
+            other => return usage(&format!("unexpected argument {other}")),
+        }
+    }
+    let Some(out) = out else {
+        return usage("missing OUT_DIR");
+    };
+    match run(&out, quick, &sets) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("gpu-check: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn usage(why: &str) -> ExitCode {
+    if !why.is_empty() {
+        eprintln!("gpu-check: {why}");
+    }
+    eprintln!("usage: gpu-check OUT_DIR [--quick] [--vectors DIR]...");
+    ExitCode::from(2)
+}
+
+/// Runs every check; whether all passed.
+fn run(out: &Path, quick: bool, sets: &[PathBuf]) -> Result<bool, Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(out)?;
+    let started = Instant::now();
+    let ctx = GpuContext::new()?;
+    let info = ctx.adapter_info().clone();
+    let adapter = json!({
+        "name": info.name,
+        "device_type": format!("{:?}", info.device_type),
+        "backend": format!("{:?}", info.backend),
+        "driver": info.driver,
+        "driver_info": info.driver_info,
+    });
+    eprintln!("gpu-check: adapter {} ({:?})", info.name, info.device_type);
+
+    let mut checks = Vec::new();
+    let embedded: Vec<(String, String)> = EMBEDDED
+        .iter()
+        .map(|(n, t)| ((*n).to_owned(), (*t).to_owned()))
+        .collect();
+    checks.push(check("conformance: vendored vectors", || {
+        conformance_set(&ctx, &embedded)
+    }));
+    for dir in sets {
+        checks.push(check(&format!("conformance: {}", dir.display()), || {
+            let mut files = Vec::new();
+            for name in conformance::FILES {
+                let path = dir.join(name);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                files.push((name.to_owned(), text));
+            }
+            conformance_set(&ctx, &files)
+        }));
+    }
+    let (parity_motions, parity_frames) = if quick { (300, 60) } else { (3000, 240) };
+    checks.push(check("parity: CPU vs GPU", || {
+        let line = parity::run_parity(ctx.clone(), 0x5eed_0001, parity_motions, parity_frames);
+        Ok((json!({ "summary": line }), line))
+    }));
+    checks.push(check("parity: every ease and loop type", || {
+        let line = parity::run_parity(ctx.clone(), 0x5eed_0002, 31 * 4 * 2, 600);
+        Ok((json!({ "summary": line }), line))
+    }));
+    let dispatch = if quick { 100_000 } else { 65_535 * 256 + 1 };
+    checks.push(check("dispatch: full size", || full_dispatch(&ctx, dispatch)));
+    let sizes: &[usize] = if quick {
+        &[10_000, 100_000]
+    } else {
+        &[10_000, 100_000, 1_000_000, 10_000_000]
+    };
+    checks.push(check("benchmark: GPU executor", || benchmark(&ctx, sizes)));
+
+    let passed = checks.iter().all(|c| c.passed);
+    let seconds = started.elapsed().as_secs_f64();
+    let report = json!({
+        "version": 1,
+        "quick": quick,
+        "adapter": adapter,
+        "passed": passed,
+        "seconds": seconds,
+        "checks": checks.iter().map(|c| json!({
+            "name": c.name, "passed": c.passed, "seconds": c.seconds, "detail": c.detail,
+        })).collect::<Vec<_>>(),
+    });
+    std::fs::write(out.join("gpu-check.json"), serde_json::to_string_pretty(&report)?)?;
+    let mut summary = format!(
+        "gpu-check on {} ({:?}, {:?}){}: {} in {seconds:.0} s\n",
+        info.name,
+        info.device_type,
+        info.backend,
+        if quick { ", quick" } else { "" },
+        ok(passed)
+    );
+    for c in &checks {
+        summary += &format!("{} {} ({:.1} s): {}\n", ok(c.passed), c.name, c.seconds, c.line);
+    }
+    std::fs::write(out.join("summary.txt"), &summary)?;
+    print!("{summary}");
+    Ok(passed)
+}
