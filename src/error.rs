@@ -1,4 +1,32 @@
-//! Error types. Bad input is an error, never a panic or a NaN on screen (DESIGN.md invariant 6).
+//! Error types. Bad input is a typed error that leaves the world unchanged, never a panic or
+//! a NaN on screen (`docs/design.md`, invariant 6); `tests/bad_input.rs`, `tests/handles.rs`,
+//! `tests/gpu_targets.rs` and the property and fuzz tests check it.
+//!
+//! | Input | Error |
+//! | --- | --- |
+//! | NaN or infinite start or end lane | [`BuildError::NonFiniteValue`] |
+//! | negative, NaN or infinite duration | [`BuildError::InvalidDuration`] |
+//! | negative, NaN or infinite delay | [`BuildError::InvalidDelay`] |
+//! | `loops(0)` or below -1 | [`BuildError::InvalidLoops`] |
+//! | NaN or infinite playback speed | [`BuildError::InvalidPlaybackSpeed`] |
+//! | a zero quaternion | [`BuildError::ZeroQuaternion`] |
+//! | bad parametric ease (`Steps(0)`, a Bézier x outside [0, 1], ...) | [`BuildError::InvalidEase`] |
+//! | animation curve without keys | [`BuildError::EmptyCurve`] |
+//! | curve key with a NaN, infinite or huge (> 1e18) time or value, a huge finite tangent, or a used weight outside [0, 1] | [`BuildError::InvalidCurveKey`] |
+//! | bad punch or shake frequency or damping | [`BuildError::InvalidVibration`] |
+//! | target past the end of its buffer | `BuildError::TargetOutOfBounds` |
+//! | target buffer without `STORAGE` usage | `BuildError::TargetNotStorage` |
+//! | target on a world without a GPU context | `BuildError::NoGpu` |
+//! | sequence child that is stale, already updated, infinite, in a sequence, at speed ≠ 1, or nested over 8 deep | [`BuildError::InvalidSequenceChild`] ([`SequenceChildError`]) |
+//! | negative or non-finite sequence position or interval | [`BuildError::InvalidSequenceTime`] |
+//! | NaN, infinite or negative update delta | [`UpdateError::InvalidDelta`] |
+//! | NaN or infinite `set_time` / `set_playback_speed` | [`MotionError::InvalidArgument`] |
+//! | finished, cancelled, cleared or never-issued handle | [`MotionError::Destroyed`] (`try_*`: `false`) |
+//! | handle of another world | [`MotionError::WrongWorld`] |
+//! | `complete` on infinite loops / twice on a preserved motion | [`MotionError::InfiniteLoops`] / [`MotionError::AlreadyCompleted`] |
+//! | `value::<T>` with another lane layout | [`MotionError::TypeMismatch`] |
+//! | `complete`, `cancel`, `set_time`, `set_playback_speed` on a sequence's child | [`MotionError::InSequence`] |
+//! | GPU validation, out of memory, device lost, too large | `GpuError` (`MotionWorld::take_gpu_error`); the world goes on on the CPU executor |
 
 use crate::handle::MotionHandle;
 

@@ -27,8 +27,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The behaviour is specified in the project's `SEMANTICS.md` (LitMotion 2.0.2 plus fixes of
-//! its known defects) and checked against shared conformance vectors.
+//! The behaviour is specified in the repository's `docs/semantics.md` (LitMotion 2.0.2 plus
+//! fixes of its known defects) and checked against the conformance vectors in
+//! `tests/conformance/vectors/` on every executor; `docs/design.md` describes the design.
 //!
 //! ## Map
 //! - [`Motion`]: the builder; [`MotionWorld`]: clocks, slots, callbacks, updates;
