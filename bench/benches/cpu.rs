@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use glam::{Quat, Vec2, Vec3};
-use wgpu_tween_bench::baseline::BaselineLoop;
 use wgpu_tween::{
     Animatable, BuildError, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld,
 };
+use wgpu_tween_bench::baseline::BaselineLoop;
 
 mod common;
 

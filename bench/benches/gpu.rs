@@ -32,9 +32,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use wgpu_tween_bench::baseline::GpuLerpFloor;
 use wgpu_tween::gpu::{GpuContext, ReadbackMode};
 use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionWorld};
+use wgpu_tween_bench::baseline::GpuLerpFloor;
 
 mod common;
 

@@ -14,9 +14,9 @@
 
 use std::time::Instant;
 
-use wgpu_tween_bench::baseline::GpuLerpFloor;
 use wgpu_tween::gpu::{GpuContext, RowStorage};
 use wgpu_tween::{Executor, MotionWorld};
+use wgpu_tween_bench::baseline::GpuLerpFloor;
 
 // `fill_typed`: the worlds of the benchmarks' `evaluate/*` and `mixed/*`.
 #[allow(dead_code)]

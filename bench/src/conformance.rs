@@ -18,9 +18,13 @@ pub const FILES: [&str; 4] = ["eases.json", "curves.json", "punch.json", "motion
 
 /// Parses one vector file's text (`what` names it in errors) and checks its schema version.
 pub fn parse(text: &str, what: &str) -> Result<Value, String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("{what} is not JSON: {e}"))?;
     if value["version"] != 1 {
-        return Err(format!("{what}: unknown schema version {}", value["version"]));
+        return Err(format!(
+            "{what}: unknown schema version {}",
+            value["version"]
+        ));
     }
     Ok(value)
 }

@@ -7,8 +7,8 @@
 
 pub mod baseline;
 pub mod conformance;
-pub mod parity;
 pub mod font;
+pub mod parity;
 pub mod plot;
 pub mod report;
 pub mod workload;

@@ -16,8 +16,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::{Parser, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use wgpu_tween_bench::baseline::BaselineLoop;
 use wgpu_tween::gpu::GpuContext;
+use wgpu_tween_bench::baseline::BaselineLoop;
 
 use wgpu_tween_bench::plot::{self, Series};
 use wgpu_tween_bench::report::{Report, Row, VERSION};

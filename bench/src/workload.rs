@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use glam::{Quat, Vec3};
 use crate::baseline::{BaselineLoop, GpuLerpFloor};
+use glam::{Quat, Vec3};
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{
     Animatable, BuildError, Color, DelayType, Ease, Executor, LoopType, Motion, MotionWorld,

@@ -99,7 +99,10 @@ fn gpu_world(ctx: &GpuContext) -> MotionWorld {
 }
 
 /// One conformance set (four files) on the GPU executor.
-fn conformance_set(ctx: &GpuContext, files: &[(String, String)]) -> Result<(Value, String), String> {
+fn conformance_set(
+    ctx: &GpuContext,
+    files: &[(String, String)],
+) -> Result<(Value, String), String> {
     let mut failures = Vec::new();
     let mut cases = 0;
     for (name, text) in files {
@@ -109,7 +112,7 @@ fn conformance_set(ctx: &GpuContext, files: &[(String, String)]) -> Result<(Valu
         for line in conformance::failures(name, &data, &new_world) {
             failures.push(format!("{name}: {line}"));
         }
-        if !matches!(ctx.device().poll(wgpu::PollType::Poll), Ok(_)) {
+        if ctx.device().poll(wgpu::PollType::Poll).is_err() {
             return Err("device lost".into());
         }
     }
@@ -289,7 +292,9 @@ fn run(out: &Path, quick: bool, sets: &[PathBuf]) -> Result<bool, Box<dyn std::e
         Ok((json!({ "summary": line }), line))
     }));
     let dispatch = if quick { 100_000 } else { 65_535 * 256 + 1 };
-    checks.push(check("dispatch: full size", || full_dispatch(&ctx, dispatch)));
+    checks.push(check("dispatch: full size", || {
+        full_dispatch(&ctx, dispatch)
+    }));
     let sizes: &[usize] = if quick {
         &[10_000, 100_000]
     } else {
@@ -309,7 +314,10 @@ fn run(out: &Path, quick: bool, sets: &[PathBuf]) -> Result<bool, Box<dyn std::e
             "name": c.name, "passed": c.passed, "seconds": c.seconds, "detail": c.detail,
         })).collect::<Vec<_>>(),
     });
-    std::fs::write(out.join("gpu-check.json"), serde_json::to_string_pretty(&report)?)?;
+    std::fs::write(
+        out.join("gpu-check.json"),
+        serde_json::to_string_pretty(&report)?,
+    )?;
     let mut summary = format!(
         "gpu-check on {} ({:?}, {:?}){}: {} in {seconds:.0} s\n",
         info.name,
@@ -319,7 +327,13 @@ fn run(out: &Path, quick: bool, sets: &[PathBuf]) -> Result<bool, Box<dyn std::e
         ok(passed)
     );
     for c in &checks {
-        summary += &format!("{} {} ({:.1} s): {}\n", ok(c.passed), c.name, c.seconds, c.line);
+        summary += &format!(
+            "{} {} ({:.1} s): {}\n",
+            ok(c.passed),
+            c.name,
+            c.seconds,
+            c.line
+        );
     }
     std::fs::write(out.join("summary.txt"), &summary)?;
     print!("{summary}");
