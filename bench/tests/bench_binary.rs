@@ -1,6 +1,6 @@
 //! The benchmark binary with tiny sizes: it exits successfully, its JSON parses with one row
 //! per executor and N (the GPU executor's rows when an adapter exists), every number is
-//! finite, and its plot is a PNG that decodes.
+//! finite, and its plot is a PNG that decodes. And the real-GPU check in its quick mode.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -9,6 +9,20 @@ fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench_binary");
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir.join(name)
+}
+
+/// Whether an adapter exists (a panic without one under `WGPU_TWEEN_REQUIRE_GPU=1`).
+fn gpu_available() -> bool {
+    match wgpu_tween::gpu::GpuContext::new() {
+        Ok(_) => true,
+        Err(e) if std::env::var("WGPU_TWEEN_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+            panic!("WGPU_TWEEN_REQUIRE_GPU=1 but no GPU: {e}")
+        }
+        Err(e) => {
+            println!("skipping GPU checks: {e}");
+            false
+        }
+    }
 }
 
 fn run(args: &[&str]) -> std::process::Output {
@@ -49,13 +63,7 @@ fn tiny_run_writes_json_rows_and_a_png_plot() {
     let report: serde_json::Value = serde_json::from_str(&text).expect("JSON parses");
     assert_eq!(report["version"], 1);
     let rows = report["rows"].as_array().expect("rows");
-    let gpu = match wgpu_tween::gpu::GpuContext::new() {
-        Ok(_) => true,
-        Err(e) if std::env::var("WGPU_TWEEN_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
-            panic!("WGPU_TWEEN_REQUIRE_GPU=1 but no GPU: {e}")
-        }
-        Err(_) => false,
-    };
+    let gpu = gpu_available();
     let executors: &[&str] = if gpu { &["gpu", "cpu"] } else { &["cpu"] };
     assert_eq!(
         rows.len(),
@@ -141,4 +149,101 @@ fn without_an_adapter_it_runs_the_cpu_executor_and_says_so() {
     assert_eq!(notes.len(), 1, "one line says so: {stdout}");
     assert!(stdout.lines().any(|l| l.starts_with("cpu ")), "{stdout}");
     assert!(!stdout.lines().any(|l| l.starts_with("gpu ")), "{stdout}");
+}
+
+/// The vendored conformance vectors.
+fn vectors() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance/vectors")
+}
+
+/// Runs `gpu-check OUT --quick ARGS...`; its exit status and parsed report.
+fn gpu_check(out: &str, args: &[&str]) -> (Option<i32>, serde_json::Value) {
+    let out = scratch(out);
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(env!("CARGO_BIN_EXE_gpu-check"))
+        .arg(&out)
+        .arg("--quick")
+        .args(args)
+        .output()
+        .expect("gpu-check runs");
+    println!("{}", String::from_utf8_lossy(&output.stdout));
+    let summary = std::fs::read_to_string(out.join("summary.txt")).expect("summary written");
+    assert!(summary.starts_with("gpu-check on "), "{summary}");
+    let text = std::fs::read_to_string(out.join("gpu-check.json")).expect("JSON written");
+    (
+        output.status.code(),
+        serde_json::from_str(&text).expect("JSON parses"),
+    )
+}
+
+#[test]
+fn gpu_check_quick_passes_every_check_on_the_gpu_executor() {
+    if !gpu_available() {
+        return;
+    }
+    let (code, report) = gpu_check("gpu-check-ok", &[]);
+    assert_eq!(code, Some(0), "{report:#}");
+    assert_eq!(report["passed"], true);
+    let checks = report["checks"].as_array().expect("checks");
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "conformance: vendored vectors",
+            "parity: CPU vs GPU",
+            "parity: every ease and loop type",
+            "dispatch: full size",
+            "benchmark: GPU executor",
+        ]
+    );
+    // Every case of the four files ran.
+    let total: usize = ["eases.json", "curves.json", "punch.json", "motions.json"]
+        .iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(vectors().join(name)).expect("vector file");
+            let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            v["cases"].as_array().expect("cases").len()
+        })
+        .sum();
+    assert_eq!(checks[0]["detail"]["cases"], total);
+    // Quick mode measures 10k and 100k, each with finite positive times.
+    let rows = checks[4]["detail"]["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2);
+    for (row, n) in rows.iter().zip([10_000, 100_000]) {
+        assert_eq!(row["n"], n);
+        for key in ["wall_us", "cpu_us", "floor_wall_us"] {
+            let v = row[key].as_f64().expect(key);
+            assert!(v.is_finite() && v > 0.0, "{key} = {v}");
+        }
+    }
+}
+
+#[test]
+fn gpu_check_reports_a_wrong_vector_and_exits_1() {
+    if !gpu_available() {
+        return;
+    }
+    // A copy of the vectors with one punch sample off by 0.5.
+    let bad = scratch("bad-vectors");
+    std::fs::create_dir_all(&bad).expect("dir");
+    for name in ["eases.json", "curves.json", "punch.json", "motions.json"] {
+        std::fs::copy(vectors().join(name), bad.join(name)).expect("copy");
+    }
+    let text = std::fs::read_to_string(bad.join("punch.json")).expect("punch");
+    let mut punch: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let sample = &mut punch["cases"][0]["samples"][3][1];
+    *sample = serde_json::json!(sample.as_f64().expect("number") + 0.5);
+    std::fs::write(bad.join("punch.json"), punch.to_string()).expect("write");
+
+    let (code, report) = gpu_check("gpu-check-bad", &["--vectors", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["passed"], false);
+    let checks = report["checks"].as_array().expect("checks");
+    assert_eq!(checks[0]["passed"], true, "the vendored set still passes");
+    assert_eq!(checks[1]["passed"], false);
+    let error = checks[1]["detail"]["error"].as_str().expect("error");
+    assert!(
+        error.contains("1 failing") && error.contains("punch.json"),
+        "{error}"
+    );
 }
