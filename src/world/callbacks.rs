@@ -3,9 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use std::sync::Arc;
-
-use super::completion::CompletionSlot;
+use super::completion::Resolver;
 use crate::handle::MotionHandle;
 use crate::value::Lanes;
 
@@ -22,7 +20,7 @@ pub(crate) struct Callbacks {
     pub cancel: Option<EventFn>,
     pub loop_complete: Option<LoopFn>,
     /// Futures waiting for this motion (see `MotionWorld::completion`).
-    pub completion: Option<Arc<CompletionSlot>>,
+    pub completion: Option<Resolver>,
 }
 
 /// Which callback panicked.

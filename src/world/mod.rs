@@ -9,7 +9,7 @@
 pub(crate) mod callbacks;
 mod clock;
 pub(crate) mod commands;
-mod completion;
+pub(crate) mod completion;
 mod curves;
 mod debug;
 pub(crate) mod events;
@@ -71,6 +71,9 @@ pub(crate) struct SlotMeta {
     is_sequence: bool,
     /// A child of a sequence: driven by its sequence, never visited on its own.
     in_sequence: bool,
+    /// A sequence's child that has fired its end (complete or cancel): it replays in later
+    /// passes of a looping sequence, but ends only once.
+    ended: bool,
 }
 
 /// A motion with a bind, in creation order (visited every update).
@@ -399,6 +402,7 @@ impl MotionWorld {
             target: None,
             is_sequence: false,
             in_sequence: false,
+            ended: false,
         };
         if let Some(target) = &built.target {
             // Checked by the builder's terminal; a deferred spawn is checked here, and a
