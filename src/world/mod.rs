@@ -308,11 +308,24 @@ impl MotionWorld {
     /// commands (handles they reserved never become valid). Every old handle stays invalid
     /// forever: slot versions keep rising across a clear. Memory is released.
     pub fn clear(&mut self) {
-        self.shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .commands
-            .clear();
+        let queued = std::mem::take(
+            &mut self
+                .shared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .commands,
+        );
+        for command in queued {
+            let handle = command.handle();
+            if let Err(message) = callbacks::guarded(move || drop(command)) {
+                self.report(CallbackError {
+                    handle: handle.unwrap_or(MotionHandle::NONE),
+                    debug_name: "",
+                    kind: callbacks::CallbackKind::Drop,
+                    message,
+                });
+            }
+        }
         self.clear_motions();
         self.settle();
     }
@@ -321,8 +334,8 @@ impl MotionWorld {
         for i in 0..self.rows.len() {
             let slot = self.rows.slot_of[i];
             self.resolve_completion(slot, Err(Canceled));
+            self.drop_callbacks(slot);
             self.slots.free(slot);
-            self.callbacks[slot as usize] = None;
             self.meta[slot as usize].pending_removal = false;
             self.meta[slot as usize].target = None;
         }

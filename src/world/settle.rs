@@ -87,8 +87,8 @@ impl MotionWorld {
                 self.remove_children(slot);
             }
             self.remove_row(self.slots.slots[slot as usize].row);
+            self.drop_callbacks(slot);
             self.slots.free(slot);
-            self.callbacks[slot as usize] = None;
         }
         self.removals.clear();
     }

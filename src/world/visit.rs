@@ -134,6 +134,22 @@ impl MotionWorld {
         }
     }
 
+    /// Drops a motion's callbacks (before its slot is freed: the report names its handle),
+    /// catching a panic in the `Drop` of what they captured.
+    pub(super) fn drop_callbacks(&mut self, slot: u32) {
+        let Some(callbacks) = self.callbacks[slot as usize].take() else {
+            return;
+        };
+        if let Err(message) = guarded(move || drop(callbacks)) {
+            self.report(CallbackError {
+                handle: self.handle_of(slot),
+                debug_name: self.meta[slot as usize].debug_name,
+                kind: CallbackKind::Drop,
+                message,
+            });
+        }
+    }
+
     pub(super) fn report(&mut self, error: CallbackError) {
         if self.errors.len() < MAX_KEPT_ERRORS {
             self.errors.push(error);
