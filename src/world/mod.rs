@@ -300,6 +300,8 @@ impl MotionWorld {
         }
         self.visiting = false;
         self.settling = false;
+        // (Emptied now, so that `settle` can shrink it after a burst.)
+        self.due.clear();
         self.settle();
         Ok(())
     }
@@ -343,6 +345,8 @@ impl MotionWorld {
         self.rows.clear();
         self.bound.clear();
         self.bound.shrink_to(0);
+        self.bound_rows = Vec::new();
+        self.bound_motions = Vec::new();
         self.bound_dead = 0;
         self.removals.clear();
         self.events.clear();
