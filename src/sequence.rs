@@ -12,6 +12,7 @@ use crate::builder::Motion;
 use crate::error::{BuildError, SequenceChildError};
 use crate::handle::MotionHandle;
 use crate::world::commands::Command;
+use crate::world::completion::Resolver;
 use crate::world::{MotionCommands, MotionWorld};
 
 /// Sequences nest at most this deep (a child of a child of … a sequence): the GPU pass
@@ -34,8 +35,15 @@ enum Item {
 /// speed 1 and in no other sequence. Their handles stay valid for queries (`status`,
 /// `time`, `value`, …) and `completion`, but refuse `complete`, `cancel`, `set_time` and
 /// `set_playback_speed` ([`MotionError::InSequence`](crate::MotionError::InSequence)):
-/// control the sequence instead. Completing the sequence completes the children (their
-/// complete callbacks fire); cancelling it cancels them.
+/// control the sequence instead.
+///
+/// A child ends once, like any motion: its `on_complete` fires (and its
+/// [`completion`](crate::MotionWorld::completion) resolves `Ok`) the first time it reaches
+/// its end, or when the sequence completes before it has; cancelling the sequence fires
+/// `on_cancel` only on the children that have not ended. When the sequence loops (or is
+/// scrubbed with `set_time`), every pass replays the children: each pass runs their binds
+/// and, as their own loop counts rise, their `on_loop_complete`, but not `on_complete` or
+/// `on_cancel` again. The sequence's own callbacks fire as a plain motion's do.
 ///
 /// ```
 /// use wgpu_tween::{Motion, MotionWorld, Sequence};
@@ -123,7 +131,7 @@ impl Sequence {
         world: &mut MotionWorld,
         configure: impl FnOnce(Motion<f32>) -> Motion<f32>,
     ) -> Result<MotionHandle, BuildError> {
-        self.build(world, configure, None)
+        self.build(world, configure, None, None)
     }
 
     /// Like [`run`](Self::run), from inside a callback (or another thread): queued, and
@@ -164,21 +172,26 @@ impl Sequence {
         let deferred = Box::new(DeferredSequence {
             sequence: self,
             configure: Box::new(configure),
+            completion: None,
         });
         Ok(commands.reserve(|handle| Command::Sequence(handle, deferred)))
     }
 
     /// Places the children, builds the sequence motion and inserts it (into `reserved`, for
-    /// a deferred one).
+    /// a deferred one, with the futures awaiting it since it was queued).
     fn build(
         self,
         world: &mut MotionWorld,
         configure: impl FnOnce(Motion<f32>) -> Motion<f32>,
         reserved: Option<MotionHandle>,
+        completion: Option<Resolver>,
     ) -> Result<MotionHandle, BuildError> {
         let (placed, tail) = self.place(world)?;
         let length = placed.iter().map(|c| c.end).fold(tail, f64::max) as f32;
-        let built = configure(Motion::new(0.0, length, length)).build_sequence()?;
+        let mut built = configure(Motion::new(0.0, length, length)).build_sequence()?;
+        if let Some(resolver) = completion {
+            built.callbacks.get_or_insert_with(Box::default).completion = Some(resolver);
+        }
         Ok(world.insert_sequence(built, &placed, reserved))
     }
 
@@ -246,6 +259,8 @@ fn check_time(what: &'static str, value: f32) -> Result<(), BuildError> {
 pub(crate) struct DeferredSequence {
     sequence: Sequence,
     configure: Box<dyn FnOnce(Motion<f32>) -> Motion<f32> + Send>,
+    /// Futures awaiting the sequence since it was queued (`Err(Canceled)` if it is not made).
+    pub(crate) completion: Option<Resolver>,
 }
 
 impl DeferredSequence {
@@ -255,7 +270,12 @@ impl DeferredSequence {
         world: &mut MotionWorld,
         handle: MotionHandle,
     ) -> Result<MotionHandle, BuildError> {
-        self.sequence.build(world, self.configure, Some(handle))
+        let Self {
+            sequence,
+            configure,
+            completion,
+        } = self;
+        sequence.build(world, configure, Some(handle), completion)
     }
 }
 

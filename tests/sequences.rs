@@ -369,10 +369,12 @@ fn cancelling_a_sequence_cancels_its_children() {
             .unwrap();
         let waiting = world.completion(b);
         world.update(1.25).unwrap();
-        take(&log);
-        world.cancel(seq).unwrap();
         let events: Vec<_> = take(&log).into_iter().filter(|e| e.contains(':')).collect();
-        assert_eq!(events, ["a:cancel", "b:cancel"], "{}", exec.name());
+        assert_eq!(events, ["a:complete"], "{}", exec.name()); // a spans 0..1
+        world.cancel(seq).unwrap();
+        // `a` has ended (completed): only `b`, still playing, is cancelled.
+        let events: Vec<_> = take(&log).into_iter().filter(|e| e.contains(':')).collect();
+        assert_eq!(events, ["b:cancel"], "{}", exec.name());
         assert_eq!(pollster::block_on(waiting), Err(wgpu_tween::Canceled));
         for h in [a, b, inner, seq] {
             assert!(!world.is_active(h));
@@ -660,6 +662,48 @@ fn children_follow_their_sequences_through_swap_removes() {
                     exec.name()
                 );
             }
+        }
+    }
+}
+
+/// A child ends once: over three passes of a looping sequence, each child's `on_complete`
+/// fires in the first pass only, and cancelling the sequence in a later pass fires no
+/// child's `on_cancel` (both completed in the first pass), only the sequence's own.
+#[test]
+fn children_of_a_looping_sequence_end_once() {
+    for loop_type in [LoopType::Restart, LoopType::Yoyo] {
+        for exec in executors() {
+            let mut world = exec.world();
+            let log = new_log();
+            let a = child(&mut world, &log, "a", 0.0, 1.0, 1.0);
+            let b = child(&mut world, &log, "b", 0.0, 1.0, 1.0);
+            let seq_log = Arc::clone(&log);
+            // A pause after `b`, so that each pass reaches `b`'s end before the loop's
+            // (an update crossing a Restart boundary shows only the new pass).
+            let seq = Sequence::new()
+                .append(a)
+                .append(b)
+                .append_interval(0.5)
+                .run_with(&mut world, |m| {
+                    m.loops(3, loop_type)
+                        .on_cancel(move || seq_log.lock().unwrap().push("seq:cancel".into()))
+                })
+                .unwrap();
+            let mut events = Vec::new();
+            // Sequence length 2.5 s; passes 0..2.5, 2.5..5, 5..7.5. Stop at 5.5: the third
+            // pass, `a` playing (sequence time 0.5) and `b` waiting.
+            for _ in 0..11 {
+                world.update(0.5).unwrap();
+                events.extend(take(&log).into_iter().filter(|e| e.contains(':')));
+            }
+            let what = format!("{} {loop_type:?}", exec.name());
+            assert_eq!(events, ["a:complete", "b:complete"], "{what}");
+            // A future made now, in a later pass, sees the children's end.
+            assert_eq!(pollster::block_on(world.completion(a)), Ok(()), "{what}");
+            world.cancel(seq).unwrap();
+            let events: Vec<_> = take(&log).into_iter().filter(|e| e.contains(':')).collect();
+            assert_eq!(events, ["seq:cancel"], "{what}");
+            assert!(world.is_empty(), "{what}");
         }
     }
 }

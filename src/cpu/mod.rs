@@ -72,6 +72,12 @@ impl CpuExecutor {
         self.threads
     }
 
+    /// Releases the segment cache of an empty world (which is not evaluated, so the cache
+    /// would otherwise keep its peak size).
+    pub fn release_idle(&mut self) {
+        self.cache.resize(0);
+    }
+
     /// Writes every row's value at world clocks `now` into `rows.outputs`.
     pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64; 3]) {
         let len = rows.len();

@@ -3,9 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use std::sync::Arc;
-
-use super::completion::CompletionSlot;
+use super::completion::Resolver;
 use crate::handle::MotionHandle;
 use crate::value::Lanes;
 
@@ -22,7 +20,7 @@ pub(crate) struct Callbacks {
     pub cancel: Option<EventFn>,
     pub loop_complete: Option<LoopFn>,
     /// Futures waiting for this motion (see `MotionWorld::completion`).
-    pub completion: Option<Arc<CompletionSlot>>,
+    pub completion: Option<Resolver>,
 }
 
 /// Which callback panicked.
@@ -36,6 +34,9 @@ pub enum CallbackKind {
     Cancel,
     /// `on_loop_complete`.
     LoopComplete,
+    /// Dropping the motion's callbacks (the state they captured) when it ended, was
+    /// cleared, or its queued spawn was dropped.
+    Drop,
 }
 
 /// A panic caught inside a callback. The world stays consistent; with `cancel_on_error` a
@@ -66,16 +67,33 @@ impl std::fmt::Display for CallbackError {
 impl std::error::Error for CallbackError {}
 
 /// Runs `f`, catching a panic. Returns the panic message on failure (allocating only then).
+/// The panic's payload is dropped here too, its own `Drop` panics caught (see
+/// [`drop_payload`]).
 pub(crate) fn guarded(f: impl FnOnce()) -> Result<(), String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-        if let Some(s) = payload.downcast_ref::<&str>() {
+        let message = if let Some(s) = payload.downcast_ref::<&str>() {
             (*s).to_owned()
         } else if let Some(s) = payload.downcast_ref::<String>() {
             s.clone()
         } else {
             "non-string panic payload".to_owned()
-        }
+        };
+        drop_payload(payload);
+        message
     })
+}
+
+/// Drops a panic payload whose `Drop` may itself panic (with a payload that may do the
+/// same): a few times caught, then the last one is leaked rather than let out.
+fn drop_payload(payload: Box<dyn std::any::Any + Send>) {
+    let mut payload = payload;
+    for _ in 0..8 {
+        match catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+            Ok(()) => return,
+            Err(next) => payload = next,
+        }
+    }
+    std::mem::forget(payload);
 }
 
 /// Errors kept until read; older ones beyond this are counted, not kept, so a bind that

@@ -22,6 +22,16 @@ pub(crate) enum Command {
     Sequence(MotionHandle, Box<crate::sequence::DeferredSequence>),
 }
 
+impl Command {
+    /// The handle a spawn or sequence reserved.
+    pub fn handle(&self) -> Option<MotionHandle> {
+        match self {
+            Command::Spawn(h, _) | Command::Sequence(h, _) => Some(*h),
+            _ => None,
+        }
+    }
+}
+
 /// State shared between a world and its command handles.
 pub(crate) struct QueueState {
     pub commands: Vec<Command>,

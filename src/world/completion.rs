@@ -1,9 +1,15 @@
 //! `await`-able motion completion, with no runtime dependency: a future backed by a shared
 //! slot that the world fills when the motion completes or is cancelled.
+//!
+//! The world holds a [`Resolver`]; every [`Completion`] future shares its slot. Each future
+//! keeps at most one waker in the slot (replaced when it is polled with another, removed
+//! when it is dropped), and a resolver dropped unresolved (the motion removed without
+//! completing, a queued spawn dropped, the world dropped) resolves `Err(Canceled)`, so no
+//! future waits for ever.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 /// The motion was cancelled (or cleared) before it completed, or the handle was stale.
@@ -14,34 +20,59 @@ pub struct Canceled;
 #[derive(Default)]
 struct State {
     result: Option<Result<(), Canceled>>,
-    wakers: Vec<Waker>,
+    /// One waker per pending future that has been polled, by the future's key.
+    wakers: Vec<(u64, Waker)>,
+    next_key: u64,
 }
 
-/// Shared between a motion's callbacks and every future waiting on it.
+/// Shared between a motion's resolver and every future waiting on it.
 #[derive(Default)]
-pub(crate) struct CompletionSlot(Mutex<State>);
+struct CompletionSlot(Mutex<State>);
 
 impl CompletionSlot {
-    pub fn resolved(result: Result<(), Canceled>) -> Arc<Self> {
-        Arc::new(Self(Mutex::new(State {
-            result: Some(result),
-            wakers: Vec::new(),
-        })))
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Resolves (once; later calls are ignored) and wakes every waiting future.
-    pub fn resolve(&self, result: Result<(), Canceled>) {
+    fn resolve(&self, result: Result<(), Canceled>) {
         let wakers = {
-            let mut state = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut state = self.lock();
             if state.result.is_some() {
                 return;
             }
             state.result = Some(result);
             std::mem::take(&mut state.wakers)
         };
-        for waker in wakers {
+        for (_, waker) in wakers {
             waker.wake();
         }
+    }
+}
+
+/// The world's end of a motion's completion: resolves its futures, and resolves them
+/// `Err(Canceled)` if dropped before resolving.
+#[derive(Default)]
+pub(crate) struct Resolver(Arc<CompletionSlot>);
+
+impl Resolver {
+    /// Resolves (once) and wakes every waiting future.
+    pub fn resolve(&self, result: Result<(), Canceled>) {
+        self.0.resolve(result);
+    }
+
+    /// A new future on this motion.
+    pub fn future(&self) -> Completion {
+        Completion {
+            slot: Arc::clone(&self.0),
+            key: None,
+        }
+    }
+}
+
+impl Drop for Resolver {
+    fn drop(&mut self) {
+        self.0.resolve(Err(Canceled));
     }
 }
 
@@ -49,30 +80,76 @@ impl CompletionSlot {
 /// unknown (`Err(Canceled)`). From [`MotionWorld::completion`](crate::MotionWorld::completion).
 ///
 /// It works under any executor (pollster, tokio, a hand-written poll loop) while the world is
-/// updated elsewhere, on this thread or another. Dropping it is harmless.
+/// updated elsewhere, on this thread or another. If the world is dropped first it resolves
+/// `Err(Canceled)`. Each future keeps only the waker of its latest poll, and dropping it
+/// removes that waker, so polling or abandoning futures costs no memory over time.
 #[must_use = "futures do nothing unless awaited"]
 pub struct Completion {
-    pub(crate) slot: Arc<CompletionSlot>,
+    slot: Arc<CompletionSlot>,
+    /// This future's waker entry in the slot, once it has been polled.
+    key: Option<u64>,
+}
+
+impl Completion {
+    /// A future that is resolved already.
+    pub(crate) fn resolved(result: Result<(), Canceled>) -> Self {
+        let slot = CompletionSlot::default();
+        slot.resolve(result);
+        Self {
+            slot: Arc::new(slot),
+            key: None,
+        }
+    }
 }
 
 impl Future for Completion {
     type Output = Result<(), Canceled>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mut state = self.slot.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let this = self.get_mut();
+        let mut state = this.slot.lock();
         if let Some(result) = state.result {
             return Poll::Ready(result);
         }
-        if !state.wakers.iter().any(|w| w.will_wake(cx.waker())) {
-            state.wakers.push(cx.waker().clone());
+        let waker = cx.waker();
+        let entry = this
+            .key
+            .and_then(|key| state.wakers.iter_mut().find(|(k, _)| *k == key));
+        match entry {
+            Some((_, kept)) => {
+                if !kept.will_wake(waker) {
+                    kept.clone_from(waker);
+                }
+            }
+            None => {
+                let key = state.next_key;
+                state.next_key += 1;
+                state.wakers.push((key, waker.clone()));
+                this.key = Some(key);
+            }
         }
         Poll::Pending
     }
 }
 
+impl Drop for Completion {
+    fn drop(&mut self) {
+        let Some(key) = self.key else {
+            return;
+        };
+        let removed = {
+            let mut state = self.slot.lock();
+            let at = state.wakers.iter().position(|(k, _)| *k == key);
+            at.map(|at| state.wakers.swap_remove(at))
+        };
+        // (The waker is dropped outside the lock: its drop is the executor's code.)
+        drop(removed);
+    }
+}
+
 impl std::fmt::Debug for Completion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = self.slot.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = self.slot.lock();
         f.debug_struct("Completion")
             .field("result", &state.result)
             .finish()

@@ -43,6 +43,9 @@ pub(crate) struct Due {
     pub slot: u32,
 }
 
+/// Entries a heap keeps room for however sparse it is.
+const MIN_KEPT: usize = 1024;
+
 /// One heap per time kind.
 #[derive(Default)]
 pub(crate) struct EventQueue {
@@ -90,6 +93,18 @@ impl EventQueue {
             heap.retain(|Reverse(e)| is_current(e.slot, e.seq, e.stamp));
             if heap.capacity() > 64 && heap.len() * 4 < heap.capacity() {
                 heap.shrink_to(heap.len() * 2);
+            }
+        }
+    }
+
+    /// Shrinks a heap whose capacity is over four times what `live` motions (or its own
+    /// entries, if more) need, to twice that: memory follows load, and a world of a stable
+    /// size never reallocates.
+    pub fn shrink_if_sparse(&mut self, live: usize) {
+        for heap in &mut self.heaps {
+            let need = heap.len().max(live);
+            if heap.capacity() > MIN_KEPT && heap.capacity() > 4 * need {
+                heap.shrink_to((2 * need).max(MIN_KEPT));
             }
         }
     }

@@ -9,7 +9,7 @@
 pub(crate) mod callbacks;
 mod clock;
 pub(crate) mod commands;
-mod completion;
+pub(crate) mod completion;
 mod curves;
 mod debug;
 pub(crate) mod events;
@@ -71,6 +71,9 @@ pub(crate) struct SlotMeta {
     is_sequence: bool,
     /// A child of a sequence: driven by its sequence, never visited on its own.
     in_sequence: bool,
+    /// A sequence's child that has fired its end (complete or cancel): it replays in later
+    /// passes of a looping sequence, but ends only once.
+    ended: bool,
 }
 
 /// A motion with a bind, in creation order (visited every update).
@@ -297,6 +300,8 @@ impl MotionWorld {
         }
         self.visiting = false;
         self.settling = false;
+        // (Emptied now, so that `settle` can shrink it after a burst.)
+        self.due.clear();
         self.settle();
         Ok(())
     }
@@ -305,11 +310,24 @@ impl MotionWorld {
     /// commands (handles they reserved never become valid). Every old handle stays invalid
     /// forever: slot versions keep rising across a clear. Memory is released.
     pub fn clear(&mut self) {
-        self.shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .commands
-            .clear();
+        let queued = std::mem::take(
+            &mut self
+                .shared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .commands,
+        );
+        for command in queued {
+            let handle = command.handle();
+            if let Err(message) = callbacks::guarded(move || drop(command)) {
+                self.report(CallbackError {
+                    handle: handle.unwrap_or(MotionHandle::NONE),
+                    debug_name: "",
+                    kind: callbacks::CallbackKind::Drop,
+                    message,
+                });
+            }
+        }
         self.clear_motions();
         self.settle();
     }
@@ -318,8 +336,8 @@ impl MotionWorld {
         for i in 0..self.rows.len() {
             let slot = self.rows.slot_of[i];
             self.resolve_completion(slot, Err(Canceled));
+            self.drop_callbacks(slot);
             self.slots.free(slot);
-            self.callbacks[slot as usize] = None;
             self.meta[slot as usize].pending_removal = false;
             self.meta[slot as usize].target = None;
         }
@@ -327,6 +345,8 @@ impl MotionWorld {
         self.rows.clear();
         self.bound.clear();
         self.bound.shrink_to(0);
+        self.bound_rows = Vec::new();
+        self.bound_motions = Vec::new();
         self.bound_dead = 0;
         self.removals.clear();
         self.events.clear();
@@ -399,6 +419,7 @@ impl MotionWorld {
             target: None,
             is_sequence: false,
             in_sequence: false,
+            ended: false,
         };
         if let Some(target) = &built.target {
             // Checked by the builder's terminal; a deferred spawn is checked here, and a

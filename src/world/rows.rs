@@ -299,8 +299,13 @@ impl Rows {
                 column.shrink_to(target);
             }
             self.slot_of.shrink_to(target);
+            // The logs hold at most about a quarter of the rows (`Touched::mark`) or the
+            // rows touched between two syncs.
+            self.touched.rows.shrink_to(1024);
             if let Some(log) = &mut self.mirror {
                 log.origin.shrink_to(target);
+                log.touched.shrink_to(target);
+                log.written.shrink_to(target.div_ceil(64));
             }
         }
     }

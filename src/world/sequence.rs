@@ -6,7 +6,6 @@
 //! value (its eased progress lerped over `[0, D]`). Every executor computes the same chain:
 //! the CPU with [`clock_at`], the GPU pass in `child_clock` (shaders/evaluate.wgsl).
 
-use super::callbacks::{guarded, CallbackKind};
 use super::rows::Rows;
 use super::visit::binds_at;
 use super::{BoundEntry, MotionWorld};
@@ -215,10 +214,7 @@ impl MotionWorld {
     /// Fires the complete callback of a child its sequence is completing (and of its own
     /// children that have not completed, if it is a sequence).
     fn force_complete(&mut self, slot: u32) {
-        self.call(slot, CallbackKind::Complete, |c| {
-            c.complete.as_mut().map(guarded)
-        });
-        self.resolve_completion(slot, Ok(()));
+        self.end_with_complete(slot);
         for child in self.children_of(slot) {
             if let Some(entry) = self.slots.get(child.slot, child.version) {
                 let row = &self.rows.rows[entry.row as usize];
@@ -230,8 +226,8 @@ impl MotionWorld {
         }
     }
 
-    /// Cancels the children of a cancelled sequence (their cancel callbacks fire, in
-    /// placement order).
+    /// Cancels the children of a cancelled sequence: the cancel callbacks of those that
+    /// have not ended (completed, in any pass) fire, in placement order.
     pub(super) fn cancel_children(&mut self, slot: u32) {
         for child in self.children_of(slot) {
             if self.slots.get(child.slot, child.version).is_some()

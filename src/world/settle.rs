@@ -87,8 +87,8 @@ impl MotionWorld {
                 self.remove_children(slot);
             }
             self.remove_row(self.slots.slots[slot as usize].row);
+            self.drop_callbacks(slot);
             self.slots.free(slot);
-            self.callbacks[slot as usize] = None;
         }
         self.removals.clear();
     }
@@ -114,7 +114,9 @@ impl MotionWorld {
         }
         self.rows.shrink_if_sparse();
         if self.rows.len() == 0 {
-            // An empty world submits nothing, so the GPU table would never shrink otherwise.
+            // An empty world evaluates nothing, so the executors' per-row state (the CPU
+            // segment cache, the GPU table) would never shrink otherwise.
+            self.executor.release_idle();
             if let Some(gpu) = self.gpu.as_deref_mut() {
                 gpu.release_idle();
             }
@@ -133,8 +135,23 @@ impl MotionWorld {
                 self.callbacks.shrink_to(len * 2);
             }
         }
-        if self.due.capacity() > 1024 && self.due.capacity() > 4 * self.rows.len() {
-            self.due.shrink_to(self.rows.len());
+        if self.sequences.capacity() > 64 && self.sequences.len() * 4 < self.sequences.capacity() {
+            self.sequences.shrink_to(self.sequences.len() * 2);
         }
+        // Per-update lists, sized by the motions: shrunk when the world has shrunk.
+        let live = self.rows.len();
+        self.events.shrink_if_sparse(live);
+        shrink_if_sparse(&mut self.due, live);
+        shrink_if_sparse(&mut self.removals, live);
+        shrink_if_sparse(&mut self.batch, live);
+    }
+}
+
+/// Shrinks `list` when its capacity is over four times what `live` motions need (and over
+/// 1024 entries), to twice that: a world of a stable size never reallocates it.
+fn shrink_if_sparse<T>(list: &mut Vec<T>, live: usize) {
+    const MIN_KEPT: usize = 1024;
+    if list.capacity() > MIN_KEPT && list.capacity() > 4 * live {
+        list.shrink_to((2 * live).max(MIN_KEPT));
     }
 }

@@ -1,10 +1,9 @@
 //! Visiting motions: binds, loop-complete and complete callbacks (with panics caught),
 //! cancellation, completion futures, and event scheduling.
 
-use std::sync::Arc;
-
 use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT_ERRORS};
-use super::completion::{self, Canceled, Completion};
+use super::commands::Command;
+use super::completion::{Canceled, Completion, Resolver};
 use super::events::{next_event_key, Event};
 use super::MotionWorld;
 use crate::builder::MotionOptions;
@@ -12,6 +11,7 @@ use crate::cpu::{progress, Progress};
 use crate::handle::MotionHandle;
 use crate::settings::MotionStatus;
 use crate::value::Lanes;
+use std::sync::PoisonError;
 
 impl MotionWorld {
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
@@ -65,10 +65,7 @@ impl MotionWorld {
             });
         }
         if now.is_completed() && !prev.is_completed() {
-            self.call(slot, CallbackKind::Complete, |c| {
-                c.complete.as_mut().map(guarded)
-            });
-            self.resolve_completion(slot, Ok(()));
+            self.end_with_complete(slot);
             let meta = &self.meta[slot as usize];
             // A sequence's children live (and can replay) until their sequence ends.
             if !meta.options.preserve && !meta.in_sequence {
@@ -82,6 +79,20 @@ impl MotionWorld {
             }
         }
         true
+    }
+
+    /// Fires the complete callback and resolves the futures, unless the motion (a child of
+    /// a looping or scrubbed sequence, replaying) has ended already: a motion ends once.
+    pub(super) fn end_with_complete(&mut self, slot: u32) {
+        let meta = &mut self.meta[slot as usize];
+        if meta.ended {
+            return;
+        }
+        meta.ended = meta.in_sequence;
+        self.call(slot, CallbackKind::Complete, |c| {
+            c.complete.as_mut().map(guarded)
+        });
+        self.resolve_completion(slot, Ok(()));
     }
 
     /// Calls the bind; a panic is reported and, with cancel-on-error, cancels the motion.
@@ -123,6 +134,22 @@ impl MotionWorld {
         }
     }
 
+    /// Drops a motion's callbacks (before its slot is freed: the report names its handle),
+    /// catching a panic in the `Drop` of what they captured.
+    pub(super) fn drop_callbacks(&mut self, slot: u32) {
+        let Some(callbacks) = self.callbacks[slot as usize].take() else {
+            return;
+        };
+        if let Err(message) = guarded(move || drop(callbacks)) {
+            self.report(CallbackError {
+                handle: self.handle_of(slot),
+                debug_name: self.meta[slot as usize].debug_name,
+                kind: CallbackKind::Drop,
+                message,
+            });
+        }
+    }
+
     pub(super) fn report(&mut self, error: CallbackError) {
         if self.errors.len() < MAX_KEPT_ERRORS {
             self.errors.push(error);
@@ -142,10 +169,14 @@ impl MotionWorld {
     /// Cancels a live motion: cancel callback, then removal after the current loop.
     pub(super) fn cancel_slot(&mut self, slot: u32) {
         self.mark_removal(slot);
-        self.call(slot, CallbackKind::Cancel, |c| {
-            c.cancel.as_mut().map(guarded)
-        });
-        self.resolve_completion(slot, Err(Canceled));
+        let meta = &mut self.meta[slot as usize];
+        if !meta.ended {
+            meta.ended = meta.in_sequence;
+            self.call(slot, CallbackKind::Cancel, |c| {
+                c.cancel.as_mut().map(guarded)
+            });
+            self.resolve_completion(slot, Err(Canceled));
+        }
         if self.meta[slot as usize].is_sequence {
             self.cancel_children(slot);
         }
@@ -188,21 +219,43 @@ impl MotionWorld {
     /// ```
     pub fn completion(&mut self, h: MotionHandle) -> Completion {
         let Ok((slot, row)) = self.live(h) else {
-            return Completion {
-                slot: completion::CompletionSlot::resolved(Err(Canceled)),
-            };
+            return self.queued_completion(h);
         };
         let time = super::sequence::clock_at(&self.rows, row, &self.clocks.now);
-        if progress(&self.rows.rows[row as usize], time).is_completed() {
-            return Completion {
-                slot: completion::CompletionSlot::resolved(Ok(())),
-            };
+        if self.meta[slot as usize].ended
+            || progress(&self.rows.rows[row as usize], time).is_completed()
+        {
+            return Completion::resolved(Ok(()));
         }
         let callbacks = self.callbacks[slot as usize].get_or_insert_with(Box::default);
-        let waiting = callbacks.completion.get_or_insert_with(Arc::default);
-        Completion {
-            slot: Arc::clone(waiting),
+        callbacks
+            .completion
+            .get_or_insert_with(Resolver::default)
+            .future()
+    }
+
+    /// [`completion`](Self::completion) of a handle that is not live: a spawn or sequence
+    /// still queued (made by the next update) gets a future on the motion it will make;
+    /// anything else resolves `Err(Canceled)` at once. O(queued commands).
+    fn queued_completion(&mut self, h: MotionHandle) -> Completion {
+        if h.world == self.id {
+            let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+            for command in &mut state.commands {
+                let resolver = match command {
+                    Command::Spawn(handle, built) if *handle == h => built
+                        .callbacks
+                        .get_or_insert_with(Box::default)
+                        .completion
+                        .get_or_insert_with(Resolver::default),
+                    Command::Sequence(handle, deferred) if *handle == h => {
+                        deferred.completion.get_or_insert_with(Resolver::default)
+                    }
+                    _ => continue,
+                };
+                return resolver.future();
+            }
         }
+        Completion::resolved(Err(Canceled))
     }
 
     pub(super) fn mark_removal(&mut self, slot: u32) {
