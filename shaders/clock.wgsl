@@ -60,17 +60,12 @@ fn pair_to_f32(p: vec2<f32>) -> f32 {
 // motion anchored now reads the same tiny residual (often not 0) as the f64 reference.
 fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
     let base = vec2<f32>(row.base_hi, row.base_lo);
-    let speed = row_speed(row);
+    let speed = row.speed;
     if speed == 0.0 {
         return base;
     }
     let hi = two_sum(w.x, -base.x);
     let elapsed = two_sum(hi.x, hi.y + ((w.y - base.y) + w.z));
-    // Without HAS_SPEED the speed is exactly 1, and the product of a normalized pair (a
-    // two-sum's) with 1 is the pair itself: the same value without the exact product.
-    if !HAS_SPEED {
-        return elapsed;
-    }
     return pair_mul(elapsed, speed);
 }
 
@@ -118,10 +113,8 @@ fn clamp_loops(c: f32, loops: i32) -> f32 {
 // division and ease where the CPU branches: SIMD-per-lane implementations (lavapipe) run
 // every branch of divergent code, masked, so each case written out is paid by every motion.
 fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
-    // Constants where no row of the table has a delay or a finite loop count (HAS_DELAY,
-    // HAS_FINITE_LOOPS in evaluate.wgsl): the same values, without their loads.
-    let delay = select(0.0, row.delay, HAS_DELAY);
-    let row_loops = select(-1, row.loops, HAS_FINITE_LOOPS);
+    let delay = row.delay;
+    let row_loops = row.loops;
     let duration = row.duration;
     let infinite = row_loops < 0;
     let loops = f32(row_loops);
@@ -194,7 +187,7 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     eased = select(eased, 1.0 - e, loop_type == LOOP_FLIP && odd);
     // Animation curves (shaders/curve.wgsl) supply E(1), read only by Incremental curve rows.
     var end = 1.0;
-    if HAS_PARAMETRIC && loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
+    if loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
         end = ease(ID_CURVE, 1.0);
     }
     eased = select(eased, end * k + e, loop_type == LOOP_INCREMENTAL);

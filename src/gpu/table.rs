@@ -105,7 +105,6 @@ impl GpuExecutor {
             .is_some_and(|t| t.capacity > self.min_rows())
         {
             self.table = None;
-            self.mirror.clear();
             self.changes.truncate(1);
             self.forget_bind_groups();
         }
