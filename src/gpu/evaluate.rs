@@ -24,8 +24,11 @@ impl GpuExecutor {
         sequence_depth: u32,
         layout: HeaderLayout,
     ) -> Result<(), GpuError> {
-        self.make_evaluate_groups(layout)?;
         let page_count = self.table.as_ref().map_or(0, |t| t.pages.len());
+        if page_count > 1 && sequence_depth > 0 {
+            self.ensure_sequence_values()?;
+        }
+        self.make_evaluate_groups(layout)?;
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: super::transient_label("wgpu-tween evaluate"),
@@ -49,9 +52,9 @@ impl GpuExecutor {
         let Some(table) = &self.table else {
             return Ok(());
         };
-        if page_count < 2 {
+        let Some(values) = table.sequence_values.as_ref().filter(|_| page_count > 1) else {
             return Ok(());
-        }
+        };
         for _ in 0..sequence_depth {
             let spans = page_spans(Some(table), self.page_rows, len);
             for ((base, count, _), page) in spans.zip(&table.pages) {
@@ -59,7 +62,7 @@ impl GpuExecutor {
                     encoder.copy_buffer_to_buffer(
                         &page.outputs,
                         0,
-                        &table.sequence_values,
+                        values,
                         u64::from(base) * 4,
                         u64::from(count) * 4,
                     );
@@ -113,7 +116,13 @@ impl GpuExecutor {
                     whole(3, &page.outputs),
                     whole(4, &page.params),
                     whole(5, curve_keys),
-                    whole(6, &table.sequence_values),
+                    whole(
+                        6,
+                        table
+                            .sequence_values
+                            .as_ref()
+                            .unwrap_or(&self.values_placeholder),
+                    ),
                 ];
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("wgpu-tween evaluate"),

@@ -100,6 +100,8 @@ pub(crate) struct GpuExecutor {
     pub(super) curve_staging: Option<wgpu::Buffer>,
     pub(super) curve_ranges: Vec<[u32; 2]>,
     pub(super) curve_bytes: Vec<u8>,
+    /// Bound as the sequence values of a table without them (`Table::sequence_values`).
+    pub(super) values_placeholder: wgpu::Buffer,
     /// What this update recorded so far (reset by `begin_update`).
     pub(super) stats: GpuUpdateStats,
 }
@@ -125,6 +127,12 @@ impl GpuExecutor {
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
         let page_rows = page_rows(max_binding, limits.max_buffer_size);
+        let ctx_placeholder = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-tween sequence values placeholder"),
+            size: 256,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         Ok(Self {
             timer: None,
             max_per_axis: limits.max_compute_workgroups_per_dimension,
@@ -154,6 +162,7 @@ impl GpuExecutor {
             curve_ranges: Vec::new(),
             curve_bytes: Vec::new(),
             stats: GpuUpdateStats::default(),
+            values_placeholder: ctx_placeholder,
         })
     }
 
