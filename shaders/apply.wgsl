@@ -45,8 +45,6 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         return;
     }
     let op = ops[params.op_offset + n];
-    // Every row and lane pair written is also written to the texture mirror, where the
-    // executor keeps one (`mirror_row`, `mirror_lanes`: apply_mirror.wgsl, or nothing).
     var row: MotionRow;
     if op.kind == 0u {
         row = rows[op.src];
@@ -56,8 +54,6 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
         params_table[op.dst] = staged_params[op.src];
     }
     rows[op.dst] = row;
-    mirror_row(op.dst, row);
-    var pairs: array<vec2<f32>, 4>;
     for (var k = 0u; k < 4u; k++) {
         let j = k * params.lane_stride + op.dst;
         var pair: vec2<f32>;
@@ -67,7 +63,5 @@ fn apply(@builtin(global_invocation_id) gid: vec3<u32>) {
             pair = staged_lanes[k * params.staged_stride + op.src];
         }
         lanes[j] = pair;
-        pairs[k] = pair;
     }
-    mirror_lanes(op.dst, params.lane_stride, pairs);
 }

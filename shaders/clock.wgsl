@@ -44,11 +44,17 @@ fn pair_mul(p: vec2<f32>, s: f32) -> vec2<f32> {
     return two_sum(prod.x, prod.y + p.y * s);
 }
 
-// Pair minus scalar times scalar, p - c * d (c * d formed exactly), rounded to an f32.
-fn sub_prod_to_f32(p: vec2<f32>, c: f32, d: f32) -> f32 {
+// Pair minus scalar times scalar, p - c * d (c * d formed exactly), as a pair.
+fn sub_prod(p: vec2<f32>, c: f32, d: f32) -> vec2<f32> {
     let prod = two_prod(c, d);
     let s = two_sum(p.x, -prod.x);
-    return s.x + ((s.y - prod.y) + p.y);
+    return two_sum(s.x, (s.y - prod.y) + p.y);
+}
+
+// The sum of two pairs.
+fn pair_add(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    let s = two_sum(a.x, b.x);
+    return two_sum(s.x, s.y + (a.y + b.y));
 }
 
 fn pair_to_f32(p: vec2<f32>) -> f32 {
@@ -60,17 +66,12 @@ fn pair_to_f32(p: vec2<f32>) -> f32 {
 // motion anchored now reads the same tiny residual (often not 0) as the f64 reference.
 fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
     let base = vec2<f32>(row.base_hi, row.base_lo);
-    let speed = row_speed(row);
+    let speed = row.speed;
     if speed == 0.0 {
         return base;
     }
     let hi = two_sum(w.x, -base.x);
     let elapsed = two_sum(hi.x, hi.y + ((w.y - base.y) + w.z));
-    // Without HAS_SPEED the speed is exactly 1, and the product of a normalized pair (a
-    // two-sum's) with 1 is the pair itself: the same value without the exact product.
-    if !HAS_SPEED {
-        return elapsed;
-    }
     return pair_mul(elapsed, speed);
 }
 
@@ -80,20 +81,23 @@ fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
 // side of a boundary.
 struct Division {
     index: f32,
-    rest: f32,
+    // A pair: rounding it to an f32 before it is compared with the loop's end would put a
+    // phase within half an ulp of the end onto it (a spurious boundary).
+    rest: vec2<f32>,
 }
 
 fn divide(p: vec2<f32>, d: vec2<f32>) -> Division {
     let approx = d.x + d.y;
     var index = floor(pair_to_f32(p) / approx);
     // d.y is below an ulp of d.x, so index * d.y needs no exact product.
-    var rest = sub_prod_to_f32(vec2<f32>(p.x, p.y - index * d.y), index, d.x);
-    if rest < 0.0 {
+    var rest = sub_prod(vec2<f32>(p.x, p.y - index * d.y), index, d.x);
+    let r = pair_to_f32(rest);
+    if r < 0.0 {
         index -= 1.0;
-        rest += approx;
-    } else if rest >= approx {
+        rest = pair_add(rest, d);
+    } else if r >= approx {
         index += 1.0;
-        rest -= approx;
+        rest = pair_add(rest, -d);
     }
     return Division(index, rest);
 }
@@ -118,10 +122,8 @@ fn clamp_loops(c: f32, loops: i32) -> f32 {
 // division and ease where the CPU branches: SIMD-per-lane implementations (lavapipe) run
 // every branch of divergent code, masked, so each case written out is paid by every motion.
 fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
-    // Constants where no row of the table has a delay or a finite loop count (HAS_DELAY,
-    // HAS_FINITE_LOOPS in evaluate.wgsl): the same values, without their loads.
-    let delay = select(0.0, row.delay, HAS_DELAY);
-    let row_loops = select(-1, row.loops, HAS_FINITE_LOOPS);
+    let delay = row.delay;
+    let row_loops = row.loops;
     let duration = row.duration;
     let infinite = row_loops < 0;
     let loops = f32(row_loops);
@@ -149,9 +151,20 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     var completed = !infinite && clamp_loops(loop_index, row_loops) >= loops;
     // FirstLoop: before the start (index < 0) the phase is clamped to 0, as on the CPU.
     // EveryLoop: the phase is what is left of the period after the delay.
-    let phase = select(select(div.rest, 0.0, loop_index < 0.0), div.rest - delay, every_loop);
+    let phase_pair = select(
+        select(div.rest, vec2<f32>(0.0), loop_index < 0.0),
+        pair_add(div.rest, vec2<f32>(-delay, 0.0)),
+        every_loop,
+    );
+    let phase = pair_to_f32(phase_pair);
     var delayed = select(since_start_f < 0.0, phase < 0.0, every_loop);
-    var linear = select(clamp(phase / duration, 0.0, 1.0), 1.0, completed);
+    // phase / D as the CPU rounds it (correctly, from f64): to 1 exactly when the phase is
+    // within half an f32 ulp of 1 below D (phase - D >= -D * 2^-25, formed exactly), else
+    // below 1 (the f32 division here may be off by an ulp or two, so it is kept under 1).
+    let to_end = pair_add(phase_pair, vec2<f32>(-duration, 0.0));
+    let rounds_to_one = pair_to_f32(to_end) >= -duration * 2.9802322e-8;
+    let below_one = min(clamp(phase / duration, 0.0, 1.0), 0.99999994);
+    var linear = select(select(below_one, 1.0, rounds_to_one), 1.0, completed);
     // Zero duration with an every-loop delay: delayed until completed, no progress.
     delayed = select(delayed, !completed, zero);
     linear = select(linear, select(0.0, 1.0, completed), zero);
@@ -194,7 +207,7 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     eased = select(eased, 1.0 - e, loop_type == LOOP_FLIP && odd);
     // Animation curves (shaders/curve.wgsl) supply E(1), read only by Incremental curve rows.
     var end = 1.0;
-    if HAS_PARAMETRIC && loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
+    if loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
         end = ease(ID_CURVE, 1.0);
     }
     eased = select(eased, end * k + e, loop_type == LOOP_INCREMENTAL);

@@ -47,9 +47,7 @@ fn out_bounce(x: f32) -> f32 {
 }
 
 // The In curve of a family at u. `in_out` picks the InOut variants' constants. The
-// families that need sin, exp2 or sqrt (or, for Bounce, four parabolas) are computed only in
-// pipelines that may meet them (HAS_TRANSCENDENTAL in evaluate.wgsl); the families are
-// exclusive, so the order of the selects does not change any result.
+// families are exclusive, so the order of the selects does not change any result.
 fn ease_in(family: u32, u: f32, in_out: bool) -> f32 {
     let u2 = u * u;
     let u3 = u2 * u;
@@ -62,19 +60,17 @@ fn ease_in(family: u32, u: f32, in_out: bool) -> f32 {
     y = select(y, u4, family == FAMILY_QUART);
     y = select(y, u5, family == FAMILY_QUINT);
     y = select(y, u2 * ((c + 1.0) * u - c), family == FAMILY_BACK);
-    if HAS_TRANSCENDENTAL {
-        // One exp2 for Expo and Elastic, one sin for Sine (cos(uπ/2) = sin((1 − u)π/2)) and
-        // Elastic, one sqrt for Circ.
-        let e = exp2(10.0 * u - 10.0);
-        let phase = select(10.75, 11.125, in_out);
-        let frequency = select(ELASTIC_C4, ELASTIC_C5, in_out);
-        let s = sin(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
-        y = select(y, 1.0 - s, family == FAMILY_SINE);
-        y = select(y, e, family == FAMILY_EXPO);
-        y = select(y, 1.0 - sqrt(max(1.0 - u2, 0.0)), family == FAMILY_CIRC);
-        y = select(y, -e * s, family == FAMILY_ELASTIC);
-        y = select(y, 1.0 - out_bounce(1.0 - u), family == FAMILY_BOUNCE);
-    }
+    // One exp2 for Expo and Elastic, one sin for Sine (cos(uπ/2) = sin((1 − u)π/2)) and
+    // Elastic, one sqrt for Circ.
+    let e = exp2(10.0 * u - 10.0);
+    let phase = select(10.75, 11.125, in_out);
+    let frequency = select(ELASTIC_C4, ELASTIC_C5, in_out);
+    let s = sin(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
+    y = select(y, 1.0 - s, family == FAMILY_SINE);
+    y = select(y, e, family == FAMILY_EXPO);
+    y = select(y, 1.0 - sqrt(max(1.0 - u2, 0.0)), family == FAMILY_CIRC);
+    y = select(y, -e * s, family == FAMILY_ELASTIC);
+    y = select(y, 1.0 - out_bounce(1.0 - u), family == FAMILY_BOUNCE);
     return y;
 }
 
@@ -118,13 +114,13 @@ fn cubic_bezier(p: vec4<f32>, x: f32) -> f32 {
 
 // The parametric eases (ids 32..39, `parametric` in src/ease/parametric.rs) with parameter lanes p.
 fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
-    if HAS_CURVE && id == ID_CURVE {
+    if id == ID_CURVE {
         return curve_ease(p, x); // shaders/curve.wgsl
     }
     if id == ID_STEPS {
         return select(max(floor(x * p.x) / p.x, 0.0), 1.0, x >= 1.0);
     }
-    if HAS_BEZIER && id == ID_BEZIER {
+    if id == ID_BEZIER {
         return cubic_bezier(p, x);
     }
     let elastic = id >= ID_ELASTIC;
@@ -148,7 +144,7 @@ fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
 }
 
 fn ease(id: u32, x: f32) -> f32 {
-    if HAS_PARAMETRIC && id >= ID_BACK {
+    if id >= ID_BACK {
         return parametric_ease(id, ease_params, x);
     }
     let family = (id - 1u) / 3u;

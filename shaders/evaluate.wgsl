@@ -3,8 +3,7 @@
 // function of (rows, world clocks).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
-// The element types come from rows32.wgsl, rows64.wgsl or rows_tex.wgsl (read with
-// `load_row`, `load_lanes`).
+// The element types come from rows32.wgsl (read with `load_row`, `load_lanes`).
 @group(0) @binding(1) var<storage, read> rows: array<RowWords>;
 // (from, to) of lane k of row i at k * lane_stride + i.
 @group(0) @binding(2) var<storage, read> lanes: array<LaneWords>;
@@ -25,41 +24,6 @@ const CHILD_SKIP: u32 = 1u;
 const CHILD_FROM_VALUES: u32 = 2u;
 
 const WORKGROUP_SIZE: u32 = 256u;
-
-// Pipeline variants: each constant names a kind of row that needs code (or a field read) of
-// its own, and the executor sets it to false while no row of the table is of that kind (`Features` in
-// src/gpu/variants.rs; keep in sync), so the compiler drops that code. Software adapters
-// (lavapipe) run both sides of every branch, masked, so code for a kind that no row has
-// would otherwise cost every row. A false constant never changes a result: it only removes
-// code that no row reaches.
-// A sequence's child row (its clock comes from its parent).
-override HAS_CHILD: bool = true;
-// A parametric ease or an animation curve (ease id >= 32): parameter lanes.
-override HAS_PARAMETRIC: bool = true;
-// A Sine, Expo, Circ, Elastic or Bounce ease (sin, exp2, sqrt, the bounce parabolas).
-override HAS_TRANSCENDENTAL: bool = true;
-// The slerp or nlerp adapter.
-override HAS_QUAT: bool = true;
-// The punch or shake adapter.
-override HAS_VIBRATE: bool = true;
-// A delay other than +0 (without: the delay is the constant 0, not read).
-override HAS_DELAY: bool = true;
-// A finite loop count (without: the loop count is the constant -1, not read).
-override HAS_FINITE_LOOPS: bool = true;
-// A playback speed other than 1 (without: the speed is the constant 1, not read).
-override HAS_SPEED: bool = true;
-// A row that reads or writes lanes past the first: two to four lanes, quaternions, punch and
-// shake (without: one lane pair read and one output written, no loop over lanes).
-override HAS_MULTI_LANE: bool = true;
-// The CSS cubic-bezier ease (ease id 39; within HAS_PARAMETRIC): its solver's fixed steps.
-override HAS_BEZIER: bool = true;
-// An animation curve (ease id 40; within HAS_PARAMETRIC): its search of the key table.
-override HAS_CURVE: bool = true;
-
-// The row's speed (see HAS_SPEED).
-fn row_speed(row: MotionRow) -> f32 {
-    return select(1.0, row.speed, HAS_SPEED);
-}
 
 // frame.opaque_zero, read once per invocation.
 var<private> opaque_zero: u32;
@@ -116,7 +80,7 @@ fn shake_noise(seed: u32, clock: u32, lane: u32) -> f32 {
 // speed in f32, each step correctly rounded and kept from reassociation.
 fn noise_clock(row: MotionRow, kind: u32) -> u32 {
     let elapsed = opaque(frame.world_hi[min(kind, 2u)] - row.base_hi);
-    let speed = row_speed(row);
+    let speed = row.speed;
     let t = opaque(elapsed * speed);
     return bitcast<u32>(select(t, row.base_hi, speed == 0.0));
 }
@@ -144,7 +108,7 @@ fn child_clock(i: u32) -> vec2<f32> {
     var clock = motion_clock(root, world_time((root.flags >> FLAG_TIME_KIND_SHIFT) & 3u));
     for (var d = depth; d > 0u; d--) {
         let parent = load_row(r);
-        if HAS_PARAMETRIC && (parent.flags & 0xe0u) != 0u {
+        if (parent.flags & 0xe0u) != 0u {
             ease_params = params[r];
         }
         let p = progress(parent, clock).eased;
@@ -166,7 +130,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     opaque_zero = frame.opaque_zero;
     let row = load_row(i);
     let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
-    let child = HAS_CHILD && (row.flags & FLAG_CHILD) != 0u;
+    let child = (row.flags & FLAG_CHILD) != 0u;
     if (frame.child_mode == CHILD_SKIP && child)
         || (frame.child_mode == CHILD_FROM_VALUES && !child) {
         return;
@@ -183,20 +147,20 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // Parameter lanes only for the rows that have them (parametric ease id >= 32), so plain
     // rows read nothing more.
-    if HAS_PARAMETRIC && (row.flags & 0xe0u) != 0u {
+    if (row.flags & 0xe0u) != 0u {
         ease_params = params[i];
     }
     let p = progress(row, clock).eased;
     let lane_count = ((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u;
     let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 15u;
-    let quat = HAS_QUAT && (adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP);
-    let vibrate = HAS_VIBRATE && (adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE);
+    let quat = adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP;
+    let vibrate = adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE;
     // Every lane pair (from, to) the row uses is read once, and every output lane written
     // once, whatever the adapter: rows of different adapters share a SIMD vector on software
     // adapters, where each adapter's own reads and writes would cost every row. A
     // quaternion reads all four lanes, punch and shake also lane 3 (their settings).
     let s = frame.lane_stride;
-    let reads = select(1u, select(lane_count, 4u, quat || vibrate), HAS_MULTI_LANE);
+    let reads = select(lane_count, 4u, quat || vibrate);
     let pairs = load_lanes(i, s, reads);
     let a = pairs.start;
     let b = pairs.end;
@@ -220,7 +184,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         v = a + (b * scale) * noise;
     }
-    let writes = select(1u, select(lane_count, 4u, quat), HAS_MULTI_LANE);
+    let writes = select(lane_count, 4u, quat);
     for (var k = 0u; k < writes; k++) {
         outputs[k * s + i] = v[k];
     }

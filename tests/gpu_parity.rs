@@ -26,16 +26,6 @@ fn random_motions_agree_frame_by_frame() {
     println!("{}", run_parity(ctx, seed(0x5eed_0001), 3000, 240));
 }
 
-/// The same on a device without 64-bit integers, where the pass reads rows as 32-bit words
-/// (skipped where the shared device lacks them already: the tests above ran that path).
-#[test]
-fn random_motions_agree_frame_by_frame_with_32_bit_reads() {
-    let Some(ctx) = common::gpu_32bit() else {
-        return;
-    };
-    println!("{}", run_parity(ctx, seed(0x5eed_0003), 3000, 240));
-}
-
 #[test]
 fn every_ease_and_loop_type_agree_with_many_operations() {
     let Some(ctx) = common::gpu() else { return };

@@ -341,8 +341,6 @@ fn small_binding_context(bytes: u64) -> GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("small bindings"),
                 required_limits,
-                // The 64-bit row reads, as on the default context.
-                required_features: adapter.features() & wgpu::Features::SHADER_INT64,
                 ..Default::default()
             })
             .await

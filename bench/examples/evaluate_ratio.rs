@@ -1,11 +1,9 @@
-//! The evaluate pass against the lerp floor with the row table read through the texture
-//! mirror and through the storage buffers (`RowStorage`, see
-//! `src/gpu/tex_mirror.rs`), measured interleaved so that the load of a shared machine falls
-//! on all alike.
+//! The evaluate pass against the lerp floor, measured interleaved so that the load of a
+//! shared machine falls on all alike.
 //!
 //! `cargo run --release --example evaluate_ratio [-- N,N,... ROUNDS]` (default 10k, 100k, 1M
 //! and 7 rounds). Per N: the floor (`GpuLerpFloor`), a world of N looping OutQuad `f32`
-//! motions per read path (as `benches/gpu.rs` `evaluate/*`), and a world of N/4 each of
+//! motions (as `benches/gpu.rs` `evaluate/*`), and a world of N/4 each of
 //! `f32`, `Vec3`, `Quat` (slerp) and `Color` (as `mixed/*`). Each round runs every
 //! configuration 3 times (one update or step, then a blocking wait); columns: median and
 //! minimum wall time, the median's ratio to the floor's, and the process's CPU time per
@@ -14,7 +12,7 @@
 
 use std::time::Instant;
 
-use wgpu_tween::gpu::{GpuContext, RowStorage};
+use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Executor, MotionWorld};
 use wgpu_tween_bench::baseline::GpuLerpFloor;
 
@@ -36,12 +34,6 @@ fn cpu_ms() -> f64 {
         .filter_map(|s| s.split(' ').next().and_then(|v| v.parse::<u64>().ok()))
         .sum();
     ns as f64 * 1e-6
-}
-
-/// `base`'s device, reading the motion table as `storage` says (`None` if it cannot).
-fn context(base: &GpuContext, storage: RowStorage) -> Option<GpuContext> {
-    let ctx = base.with_row_storage(storage);
-    (ctx.row_storage() == storage).then_some(ctx)
 }
 
 /// A GPU world of `n` motions of `shapes::fill_typed` (all `f32`, or a quarter each of
@@ -94,32 +86,20 @@ fn main() {
         .map(|s| s.split(',').filter_map(|n| n.parse().ok()).collect())
         .unwrap_or_else(|| vec![10_000, 100_000, 1_000_000]);
     let rounds: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(7);
-    let Ok(base) = GpuContext::new() else {
+    let Ok(ctx) = GpuContext::new() else {
         println!("no GPU adapter: nothing to measure");
         return;
     };
-    let (Some(tex), Some(buf)) = (
-        context(&base, RowStorage::Textures),
-        context(&base, RowStorage::Buffers),
-    ) else {
-        println!("this device cannot keep a texture mirror: nothing to compare");
-        return;
-    };
-    let info = tex.adapter_info();
+    let info = ctx.adapter_info();
     println!("adapter: {} ({:?})", info.name, info.device_type);
     for &n in &sizes {
         let mut subjects: Vec<(String, Subject)> = vec![(
             "floor-lerp".into(),
-            Subject::Floor(GpuLerpFloor::new(&tex, n), tex.clone()),
+            Subject::Floor(GpuLerpFloor::new(&ctx, n), ctx.clone()),
         )];
-        for (label, ctx) in [("texture", &tex), ("buffer", &buf)] {
-            for (kind, mixed) in [("f32", false), ("mixed", true)] {
-                if let Some(w) = world(ctx, n, mixed) {
-                    subjects.push((
-                        format!("{kind} {label}"),
-                        Subject::World(Box::new(w), ctx.clone()),
-                    ));
-                }
+        for (kind, mixed) in [("f32", false), ("mixed", true)] {
+            if let Some(w) = world(&ctx, n, mixed) {
+                subjects.push((kind.into(), Subject::World(Box::new(w), ctx.clone())));
             }
         }
         let mut wall: Vec<Vec<f64>> = vec![Vec::new(); subjects.len()];

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 mod parametric;
 
-pub(crate) use parametric::{bezier, parametric, ID_BEZIER, PARAMETRIC_BASE};
+pub(crate) use parametric::{bezier, parametric, PARAMETRIC_BASE};
 pub use parametric::{EaseMode, ParametricEase};
 
 /// Calls `$callback!` with every standard ease variant, in discriminant order: the one list

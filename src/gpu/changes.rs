@@ -12,7 +12,6 @@ use super::context::GpuError;
 use super::executor::{align, put, range, whole, GpuExecutor, SMALL_GROUP};
 use super::layout::{fold_dispatch, ApplyParams, RowOp};
 use super::table::CHANGE_HEADER_BYTES;
-use super::variants::Features;
 use crate::world::rows::Rows;
 
 /// Offsets of the two dispatch params in a page's staging (uniform offsets: 256-aligned).
@@ -20,8 +19,7 @@ const MOVES_PARAMS: u64 = 0;
 const UPLOADS_PARAMS: u64 = 256;
 
 impl GpuExecutor {
-    /// Takes the frame's changes from the rows' mirror log into `moves` and `uploads`, and
-    /// adds the kinds of the rows going up to `features`.
+    /// Takes the frame's changes from the rows' change log into `moves` and `uploads`.
     pub(super) fn collect_changes(&mut self, rows: &mut Rows) {
         self.moves.clear();
         self.uploads.clear();
@@ -37,14 +35,6 @@ impl GpuExecutor {
             }
             same_page
         });
-        if rows.rows.is_empty() {
-            self.features = Features::default();
-        }
-        for &r in &self.uploads {
-            if let Some(row) = rows.rows.get(r as usize) {
-                self.features = self.features.union(Features::of(row));
-            }
-        }
         self.stats.uploaded_rows += self.uploads.len() as u32;
         self.stats.moved_rows += self.moves.len() as u32;
     }
@@ -176,10 +166,7 @@ impl GpuExecutor {
         self.ctx.queue().write_buffer(changes, 0, &self.bytes);
         self.stats.wrote(self.bytes.len());
 
-        if self.mirrored() && self.mirror.len() <= slot {
-            return Err(GpuError::Validation("texture mirror out of date".into()));
-        }
-        let mut entries = vec![
+        let entries = [
             range(0, changes, 0, size_of::<ApplyParams>() as u64),
             range(1, changes, ops_offset, ops_bytes),
             range(2, changes, rows_offset, rows_bytes),
@@ -189,8 +176,6 @@ impl GpuExecutor {
             range(6, changes, params_offset, params_bytes),
             whole(7, &table_page.params),
         ];
-        // The apply pass writes what it writes to the buffers into the mirror too.
-        entries.extend(self.mirror_entries(slot, 8));
         let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: super::transient_label("wgpu-tween apply"),
             layout: &self.pipelines.apply_layout,

@@ -4,7 +4,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::pipelines::Pipelines;
-use super::tex_mirror::{RowReads, RowStorage};
 
 /// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -65,8 +64,6 @@ struct Shared {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     lost: Arc<AtomicBool>,
-    /// How the evaluate pass reads the table, resolved for the device.
-    row_reads: RowReads,
     /// Built once per context and shared by every world on it.
     pipelines: Mutex<Option<Arc<Pipelines>>>,
 }
@@ -75,7 +72,7 @@ impl GpuContext {
     /// Creates an own device, blocking. Respects `WGPU_BACKEND` (a comma list such as
     /// `vulkan,metal`) and `WGPU_ADAPTER_NAME` (a substring of the adapter name). Requests
     /// default limits, raising only the storage buffer sizes, clamped to the adapter, and
-    /// the features `TIMESTAMP_QUERY` and `SHADER_INT64` where the adapter has them.
+    /// the feature `TIMESTAMP_QUERY` where the adapter has it.
     pub fn new() -> Result<Self, GpuError> {
         pollster::block_on(Self::new_async())
     }
@@ -118,10 +115,8 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-tween"),
                 required_limits,
-                // Where offered: timestamps of the evaluate pass (`MotionWorld::gpu_pass_time`),
-                // and 64-bit integers, with which the pass reads rows in fewer loads.
-                required_features: adapter.features()
-                    & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SHADER_INT64),
+                // Where offered: timestamps of the evaluate pass (`MotionWorld::gpu_pass_time`).
+                required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 ..Default::default()
             })
             .await
@@ -143,44 +138,15 @@ impl GpuContext {
         device.set_device_lost_callback(move |_reason, _message| {
             flag.store(true, Ordering::Release);
         });
-        let row_reads = RowReads::choose(&device, &info, RowStorage::Auto);
         Self {
             inner: Arc::new(Shared {
                 device,
                 queue,
                 info,
                 lost,
-                row_reads,
                 pipelines: Mutex::new(None),
             }),
         }
-    }
-
-    /// A context on the same device whose evaluate pass reads the motion table as `storage`
-    /// says (see [`RowStorage`]; [`Auto`](RowStorage::Auto) by default). Worlds made on it
-    /// use it; worlds already on `self` keep theirs. Its pipelines are built anew on first
-    /// use.
-    #[must_use]
-    pub fn with_row_storage(&self, storage: RowStorage) -> Self {
-        let shared = &self.inner;
-        Self {
-            inner: Arc::new(Shared {
-                device: shared.device.clone(),
-                queue: shared.queue.clone(),
-                info: shared.info.clone(),
-                lost: Arc::clone(&shared.lost),
-                row_reads: RowReads::choose(&shared.device, &shared.info, storage),
-                pipelines: Mutex::new(None),
-            }),
-        }
-    }
-
-    /// How the evaluate pass of worlds on this context reads the motion table:
-    /// [`Buffers`](RowStorage::Buffers) or [`Textures`](RowStorage::Textures) (never
-    /// `Auto`: the choice made for this adapter).
-    #[must_use]
-    pub fn row_storage(&self) -> RowStorage {
-        self.inner.row_reads.storage()
     }
 
     /// The compute pipelines, built on first use.
@@ -193,8 +159,7 @@ impl GpuContext {
         if let Some(p) = cached.as_ref() {
             return Ok(Arc::clone(p));
         }
-        let built =
-            Arc::new(self.scoped(|| Pipelines::new(&self.inner.device, self.inner.row_reads))?);
+        let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device))?);
         *cached = Some(Arc::clone(&built));
         Ok(built)
     }

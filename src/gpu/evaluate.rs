@@ -13,7 +13,6 @@ use super::context::GpuError;
 use super::executor::{page_spans, range, whole, GpuExecutor, HeaderLayout, EVALUATE_GROUP};
 use super::layout::{fold_dispatch, GpuFrame};
 use super::timing::PassTimer;
-use super::variants::Features;
 
 impl GpuExecutor {
     /// Records the evaluate pass of `len` rows, and a paged table's child rounds for
@@ -25,20 +24,17 @@ impl GpuExecutor {
         sequence_depth: u32,
         layout: HeaderLayout,
     ) -> Result<(), GpuError> {
-        self.make_evaluate_groups(layout)?;
-        let device = self.ctx.device().clone();
-        let features = if self.specialize {
-            self.features
-        } else {
-            Features::ALL
-        };
         let page_count = self.table.as_ref().map_or(0, |t| t.pages.len());
+        if page_count > 1 && sequence_depth > 0 {
+            self.ensure_sequence_values()?;
+        }
+        self.make_evaluate_groups(layout)?;
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: super::transient_label("wgpu-tween evaluate"),
                 timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
             });
-            pass.set_pipeline(self.pipelines.evaluate(&device, features));
+            pass.set_pipeline(&self.pipelines.evaluate);
             let spans = page_spans(self.table.as_ref(), self.page_rows, len);
             for ((_, count, _), group) in spans.zip(&self.evaluate_groups) {
                 if count > 0 {
@@ -56,9 +52,9 @@ impl GpuExecutor {
         let Some(table) = &self.table else {
             return Ok(());
         };
-        if page_count < 2 || !features.has_children() {
+        let Some(values) = table.sequence_values.as_ref().filter(|_| page_count > 1) else {
             return Ok(());
-        }
+        };
         for _ in 0..sequence_depth {
             let spans = page_spans(Some(table), self.page_rows, len);
             for ((base, count, _), page) in spans.zip(&table.pages) {
@@ -66,7 +62,7 @@ impl GpuExecutor {
                     encoder.copy_buffer_to_buffer(
                         &page.outputs,
                         0,
-                        &table.sequence_values,
+                        values,
                         u64::from(base) * 4,
                         u64::from(count) * 4,
                     );
@@ -76,7 +72,7 @@ impl GpuExecutor {
                 label: super::transient_label("wgpu-tween evaluate children"),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(self.pipelines.evaluate(&device, features));
+            pass.set_pipeline(&self.pipelines.evaluate);
             let spans = page_spans(Some(table), self.page_rows, len);
             let child_groups = &self.evaluate_groups[page_count..];
             for ((_, count, _), group) in spans.zip(child_groups) {
@@ -104,9 +100,6 @@ impl GpuExecutor {
             return Ok(());
         }
         let device = self.ctx.device();
-        if self.mirrored() && self.mirror.len() != pages {
-            return Err(GpuError::Validation("texture mirror out of date".into()));
-        }
         self.evaluate_groups = (0..wanted)
             .map(|slot| {
                 let p = slot % pages;
@@ -116,16 +109,21 @@ impl GpuExecutor {
                 } else {
                     layout.child_frame(p)
                 };
-                let mut entries = vec![
+                let entries = [
                     range(0, &self.header, frame, size_of::<GpuFrame>() as u64),
                     whole(1, &page.rows),
                     whole(2, &page.lanes),
                     whole(3, &page.outputs),
                     whole(4, &page.params),
                     whole(5, curve_keys),
-                    whole(6, &table.sequence_values),
+                    whole(
+                        6,
+                        table
+                            .sequence_values
+                            .as_ref()
+                            .unwrap_or(&self.values_placeholder),
+                    ),
                 ];
-                entries.extend(self.mirror_entries(p, 7));
                 device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("wgpu-tween evaluate"),
                     layout: &self.pipelines.evaluate_layout,

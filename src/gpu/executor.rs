@@ -22,9 +22,7 @@ use super::readback::{ReadbackMode, Staging, MAPPED, RING};
 use super::stats::GpuUpdateStats;
 use super::table::{page_rows, Table};
 use super::targets::{self, Source, Targets};
-use super::tex_mirror::{MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS};
 use super::timing::PassTimer;
-use super::variants::Features;
 use crate::error::BuildError;
 use crate::row::MotionRow;
 use crate::world::rows::Rows;
@@ -102,17 +100,8 @@ pub(crate) struct GpuExecutor {
     pub(super) curve_staging: Option<wgpu::Buffer>,
     pub(super) curve_ranges: Vec<[u32; 2]>,
     pub(super) curve_bytes: Vec<u8>,
-    /// The kinds of row uploaded since the table last held no rows: a superset of the kinds
-    /// its live rows have (rows reach the GPU only by upload; moves only permute them), so
-    /// the evaluate pipeline compiled for them evaluates every row.
-    pub(super) features: Features,
-    /// Whether the evaluate pass is compiled per [`Features`] (see
-    /// `MotionWorld::set_gpu_specialization`); otherwise the variant for every kind is used.
-    pub(super) specialize: bool,
-    /// The texture mirror of each page (with `RowReads::Textures` only; `tex_mirror.rs`)
-    /// and the table generation it was made for.
-    pub(super) mirror: Vec<MirrorPage>,
-    pub(super) mirror_generation: Option<u64>,
+    /// Bound as the sequence values of a table without them (`Table::sequence_values`).
+    pub(super) values_placeholder: wgpu::Buffer,
     /// What this update recorded so far (reset by `begin_update`).
     pub(super) stats: GpuUpdateStats,
 }
@@ -137,11 +126,13 @@ impl GpuExecutor {
         let max_binding = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
-        // A page's mirror textures must fit the texture size limit.
-        let mut page_rows = page_rows(max_binding, limits.max_buffer_size);
-        if pipelines.row_reads == RowReads::Textures {
-            page_rows = page_rows.min(MAX_MIRROR_PAGE_ROWS);
-        }
+        let page_rows = page_rows(max_binding, limits.max_buffer_size);
+        let ctx_placeholder = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-tween sequence values placeholder"),
+            size: 256,
+            usage: wgpu::BufferUsages::STORAGE,
+            mapped_at_creation: false,
+        });
         Ok(Self {
             timer: None,
             max_per_axis: limits.max_compute_workgroups_per_dimension,
@@ -170,11 +161,8 @@ impl GpuExecutor {
             curve_staging: None,
             curve_ranges: Vec::new(),
             curve_bytes: Vec::new(),
-            features: Features::default(),
-            specialize: true,
-            mirror: Vec::new(),
-            mirror_generation: None,
             stats: GpuUpdateStats::default(),
+            values_placeholder: ctx_placeholder,
         })
     }
 
@@ -258,12 +246,6 @@ impl GpuExecutor {
     }
 
     /// Caps the workgroups per dispatch axis (at least 1, at most the device limit).
-    /// Compiles the evaluate pass for the kinds of rows uploaded (`true`, the default) or
-    /// always uses the variant for every kind (`false`).
-    pub fn set_specialization(&mut self, on: bool) {
-        self.specialize = on;
-    }
-
     pub fn set_max_workgroups_per_axis(&mut self, groups: u32) {
         let limit = self
             .ctx
@@ -339,8 +321,6 @@ impl GpuExecutor {
         // changes, which may write rows past the old capacity; a shrink comes after them,
         // since moves may read rows past the new capacity.
         self.grow_table(len, &mut encoder)?;
-        // A new table's mirror before the changes, which the apply pass writes into it too.
-        self.sync_mirror()?;
         let Some(table) = &self.table else {
             return Ok(None);
         };
@@ -355,9 +335,6 @@ impl GpuExecutor {
         if let Some(wanted) = shrink {
             self.resize_table(wanted, len, &mut encoder)?;
         }
-        // A new mirror (of a new table) is filled once the buffers hold this frame's rows.
-        self.sync_mirror()?;
-        self.fill_mirror(&mut encoder)?;
 
         // 3. The header: per page the clocks and pass params, then the gather list, in one
         // write.

@@ -6,12 +6,6 @@
 //! come back through a small gather pass and a ring of staging buffers
 //! ([`ReadbackMode`]); everything else stays on the GPU, or goes straight into user buffers
 //! through [`GpuTarget`]s.
-//!
-//! On software adapters (lavapipe) the evaluate pass reads the rows through a texture mirror
-//! of the row table, which the executor keeps equal to the buffers (faster there; see
-//! `tex_mirror.rs`); elsewhere it reads the buffers. [`GpuContext::with_row_storage`] chooses
-//! per context ([`RowStorage`]), and `WGPU_TWEEN_ROW_READS=buffer|texture` overrides the
-//! automatic choice when a context is made.
 
 mod changes;
 mod context;
@@ -25,15 +19,12 @@ pub mod shaders;
 mod stats;
 mod table;
 pub(crate) mod targets;
-mod tex_mirror;
 pub(crate) mod timing;
-mod variants;
 
 pub use context::{GpuContext, GpuError};
 pub use readback::ReadbackMode;
 pub use stats::GpuUpdateStats;
 pub use targets::GpuTarget;
-pub use tex_mirror::RowStorage;
 
 /// The label of an object made every update (command encoders, passes, per-frame bind
 /// groups): `name` in debug builds, none in release builds, where wgpu would copy it into a

@@ -11,20 +11,10 @@ pub const CLOCK: &str = include_str!("../../shaders/clock.wgsl");
 pub const CURVE: &str = include_str!("../../shaders/curve.wgsl");
 /// Row and lane reads as 32-bit words.
 pub const ROWS32: &str = include_str!("../../shaders/rows32.wgsl");
-/// Row and lane reads as 64-bit words (devices with `SHADER_INT64`).
-pub const ROWS64: &str = include_str!("../../shaders/rows64.wgsl");
-/// Row and lane reads through the texture mirror (`src/gpu/tex_mirror.rs`).
-pub const ROWS_TEX: &str = include_str!("../../shaders/rows_tex.wgsl");
 /// The evaluate pass entry point.
 pub const EVALUATE: &str = include_str!("../../shaders/evaluate.wgsl");
 /// The row-change (upload and move) pass.
 pub const APPLY: &str = include_str!("../../shaders/apply.wgsl");
-/// The apply pass's writes to the texture mirror.
-pub const APPLY_MIRROR: &str = include_str!("../../shaders/apply_mirror.wgsl");
-/// The fill of a new texture mirror's lane texture.
-pub const MIRROR_FILL: &str = include_str!("../../shaders/mirror_fill.wgsl");
-/// The apply pass without a texture mirror.
-pub const APPLY_PLAIN: &str = include_str!("../../shaders/apply_plain.wgsl");
 /// The readback gather pass.
 pub const GATHER: &str = include_str!("../../shaders/gather.wgsl");
 /// The GPU-target scatter pass.
@@ -56,42 +46,11 @@ pub const EVALUATE_MODULE: ShaderModule = ShaderModule {
     parts: &[TYPES, ROWS32, EASING, CURVE, CLOCK, EVALUATE],
 };
 
-/// The evaluate pass, reading rows and lanes as 64-bit words: the same results from fewer
-/// loads, for devices with `wgpu::Features::SHADER_INT64` (see `shaders/rows64.wgsl`).
-pub const EVALUATE_INT64_MODULE: ShaderModule = ShaderModule {
-    label: "wgpu-tween evaluate (64-bit reads)",
-    entry_point: "evaluate",
-    parts: &[TYPES, ROWS64, EASING, CURVE, CLOCK, EVALUATE],
-};
-
-/// The evaluate pass, reading rows and lanes from the texture mirror of their buffers
-/// (faster on software adapters; see `src/gpu/tex_mirror.rs`).
-pub const EVALUATE_TEX_MODULE: ShaderModule = ShaderModule {
-    label: "wgpu-tween evaluate (texture reads)",
-    entry_point: "evaluate",
-    parts: &[TYPES, ROWS_TEX, EASING, CURVE, CLOCK, EVALUATE],
-};
-
 /// The apply (upload and move) pass.
 pub const APPLY_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween apply",
     entry_point: "apply",
-    parts: &[TYPES, APPLY_PLAIN, APPLY],
-};
-
-/// The apply pass, also writing into the texture mirror.
-pub const APPLY_MIRROR_MODULE: ShaderModule = ShaderModule {
-    label: "wgpu-tween apply (texture mirror)",
-    entry_point: "apply",
-    parts: &[TYPES, APPLY_MIRROR, APPLY],
-};
-
-/// The fill of a new texture mirror's lane texture from the lane buffer (two lane pairs per
-/// texel, which `copy_buffer_to_texture` cannot interleave).
-pub const MIRROR_FILL_MODULE: ShaderModule = ShaderModule {
-    label: "wgpu-tween mirror fill",
-    entry_point: "fill",
-    parts: &[TYPES, MIRROR_FILL],
+    parts: &[TYPES, APPLY],
 };
 
 /// The gather pass.
@@ -109,16 +68,8 @@ pub const SCATTER_MODULE: ShaderModule = ShaderModule {
 };
 
 /// Every module the executor builds.
-pub const ALL_MODULES: [ShaderModule; 8] = [
-    EVALUATE_MODULE,
-    EVALUATE_INT64_MODULE,
-    EVALUATE_TEX_MODULE,
-    APPLY_MODULE,
-    APPLY_MIRROR_MODULE,
-    MIRROR_FILL_MODULE,
-    GATHER_MODULE,
-    SCATTER_MODULE,
-];
+pub const ALL_MODULES: [ShaderModule; 4] =
+    [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE, SCATTER_MODULE];
 
 #[cfg(test)]
 mod tests {
@@ -135,8 +86,7 @@ mod tests {
     fn every_module_validates() {
         for module in ALL_MODULES {
             let parsed = parse(&module);
-            // The 64-bit module needs the capability the executor checks for before using it.
-            Validator::new(ValidationFlags::all(), Capabilities::SHADER_INT64)
+            Validator::new(ValidationFlags::all(), Capabilities::empty())
                 .validate(&parsed)
                 .unwrap_or_else(|e| panic!("{}: {e:?}", module.label));
             assert!(
@@ -176,39 +126,6 @@ mod tests {
             ];
             assert_eq!(members, rust, "member offsets of {}", $wgsl);
         }};
-    }
-
-    /// rows64.wgsl reads a row as four u64 words, each the pair of `MotionRow` fields named
-    /// in its member name (the first in the low half).
-    #[test]
-    fn row_words_pair_the_row_fields() {
-        use crate::row::MotionRow;
-        use std::mem::offset_of;
-        let module = parse(&EVALUATE_INT64_MODULE);
-        let (members, span) = wgsl_layout(&module, "RowWords");
-        assert_eq!(span as usize, std::mem::size_of::<MotionRow>());
-        let pairs = [
-            (
-                offset_of!(MotionRow, base_hi),
-                offset_of!(MotionRow, base_lo),
-            ),
-            (
-                offset_of!(MotionRow, duration),
-                offset_of!(MotionRow, flags),
-            ),
-            (offset_of!(MotionRow, speed), offset_of!(MotionRow, delay)),
-            (offset_of!(MotionRow, loops), offset_of!(MotionRow, params)),
-        ];
-        let names = ["base", "duration_flags", "speed_delay", "loops_params"];
-        assert_eq!(members.len(), pairs.len());
-        for ((name, offset), ((low, high), want)) in members.iter().zip(pairs.iter().zip(names)) {
-            assert_eq!(name, want);
-            assert_eq!(
-                (*offset as usize, *offset as usize + 4),
-                (*low, *high),
-                "{name}"
-            );
-        }
     }
 
     #[test]

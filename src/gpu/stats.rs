@@ -20,8 +20,7 @@ pub struct GpuUpdateStats {
     /// is one page), plus, on a paged table with sequences, one per page per nesting level.
     pub evaluate_dispatches: u32,
     /// Every compute dispatch: the evaluate pass, row changes (moves, then uploads), the
-    /// gather of CPU-bound values, the scatter into GPU targets and, with a texture mirror of
-    /// the table (`RowStorage`), the fill of each new page's mirror.
+    /// gather of CPU-bound values and the scatter into GPU targets.
     pub dispatches: u32,
     /// Rows uploaded (new or re-anchored motions).
     pub uploaded_rows: u32,

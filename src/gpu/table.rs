@@ -41,10 +41,11 @@ pub(crate) struct Page {
 /// The mirrored rows.
 pub(super) struct Table {
     pub(super) pages: Vec<Page>,
-    /// Past one page: one f32 per row of the table, the rows' values (lane 0 of the outputs)
-    /// copied from every page, which sequence children read their parents' values from (see
-    /// `GpuExecutor::record_evaluate`). A placeholder of 256 bytes on one page.
-    pub(super) sequence_values: wgpu::Buffer,
+    /// Past one page and only while the world has sequences: one f32 per row of the table,
+    /// the rows' values (lane 0 of the outputs) copied from every page, which sequence
+    /// children read their parents' values from (see `GpuExecutor::record_evaluate`). Made by
+    /// `ensure_sequence_values`; the evaluate pass binds a placeholder without it.
+    pub(super) sequence_values: Option<wgpu::Buffer>,
     /// Rows of all pages together (a power of two).
     pub(super) capacity: u32,
     /// Rows the GPU holds valid content for.
@@ -105,10 +106,9 @@ impl GpuExecutor {
             .is_some_and(|t| t.capacity > self.min_rows())
         {
             self.table = None;
-            self.mirror.clear();
-            self.changes.truncate(1);
             self.forget_bind_groups();
         }
+        self.release_scratch();
         // No rows, so no curve keys: the key buffers go back to nothing if they grew.
         if self.curve_capacity > MIN_CURVE_KEYS {
             self.curve_keys = None;
@@ -118,6 +118,16 @@ impl GpuExecutor {
         if self.curve_staging.as_ref().is_some_and(|b| b.size() > 4096) {
             self.curve_staging = None;
         }
+    }
+
+    /// Drops the upload scratch (the change staging buffers and the host lists and bytes
+    /// they are filled from), sized by the largest frame of changes so far: after the
+    /// table shrinks (with its hysteresis) or empties, the next frame allocates what it needs.
+    fn release_scratch(&mut self) {
+        self.changes = Vec::new();
+        self.bytes = Vec::new();
+        self.moves = Vec::new();
+        self.uploads = Vec::new();
     }
 
     /// Replaces the table with one of `wanted` rows, rows `0..keep` kept (copies recorded in
@@ -133,6 +143,9 @@ impl GpuExecutor {
         let page_capacity = wanted.min(page_rows);
         let page_count = (wanted / page_capacity) as usize;
         let keep = keep.min(wanted);
+        if wanted < self.capacity() {
+            self.release_scratch();
+        }
         let mut old = self.table.take().map_or_else(Vec::new, |t| t.pages);
         old.truncate(page_count);
         let mut pages = Vec::with_capacity(page_count);
@@ -150,26 +163,40 @@ impl GpuExecutor {
         while pages.len() < page_count {
             pages.push(self.create_page(page_capacity, 0)?);
         }
-        let values_bytes = if page_count > 1 {
-            u64::from(wanted) * 4
-        } else {
-            256
-        };
-        self.check_size("sequence values", values_bytes)?;
-        let sequence_values = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-tween sequence values"),
-            size: values_bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         self.table = Some(Table {
             pages,
-            sequence_values,
+            sequence_values: None,
             capacity: wanted,
             len: keep,
         });
         self.changes.truncate(page_count);
         self.forget_bind_groups();
+        Ok(())
+    }
+
+    /// Makes the table's sequence values buffer if it has none (a paged table with
+    /// sequences; the evaluate bind groups are remade to bind it).
+    pub(super) fn ensure_sequence_values(&mut self) -> Result<(), GpuError> {
+        let Some(capacity) = self
+            .table
+            .as_ref()
+            .filter(|t| t.sequence_values.is_none())
+            .map(|t| t.capacity)
+        else {
+            return Ok(());
+        };
+        let bytes = u64::from(capacity) * 4;
+        self.check_size("sequence values", bytes)?;
+        let buffer = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-tween sequence values"),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        if let Some(table) = &mut self.table {
+            table.sequence_values = Some(buffer);
+        }
+        self.evaluate_groups.clear();
         Ok(())
     }
 

@@ -11,7 +11,6 @@ use crate::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
 pub enum Executor {
     /// The GPU when a context is attached and its adapter is a real GPU; the CPU on a
     /// software adapter (lavapipe, where the CPU executor is faster) or without a context.
-    /// `WGPU_TWEEN_EXECUTOR=cpu|gpu` in the environment overrides this choice.
     #[default]
     Auto,
     /// The CPU executor.
@@ -48,11 +47,6 @@ impl MotionWorld {
     /// Chooses the executor. [`Executor::Gpu`] without an attached context is an error
     /// ([`GpuError::NoAdapter`]); the world stays on the CPU.
     pub fn set_executor(&mut self, executor: Executor) -> Result<(), GpuError> {
-        let executor = match (executor, std::env::var("WGPU_TWEEN_EXECUTOR").as_deref()) {
-            (Executor::Auto, Ok("cpu")) => Executor::Cpu,
-            (Executor::Auto, Ok("gpu")) => Executor::Gpu,
-            (choice, _) => choice,
-        };
         let use_gpu = match executor {
             Executor::Cpu => false,
             Executor::Gpu => {
@@ -113,23 +107,6 @@ impl MotionWorld {
             .is_some_and(|gpu| gpu.set_pass_timing(on))
     }
 
-    /// Whether the GPU executor compiles its evaluate pass for the kinds of rows the world
-    /// holds (on by default). With it on, a world whose rows need no sequence, parametric or
-    /// curve, transcendental-ease, quaternion or punch/shake code, and no delay, finite loop
-    /// count, speed other than 1 or lane past the first, runs a pass without that code and
-    /// those reads (about 5× faster on lavapipe, which runs every branch for every row);
-    /// the first update after a new kind of row arrives compiles a pipeline for the new set
-    /// (50–70 ms on lavapipe, once per set and GPU context). Turn it off to never compile
-    /// mid-run: every update then uses the pass compiled at start for every kind. Returns
-    /// whether a GPU executor took the setting (false without a GPU context; a context
-    /// attached later starts with it on).
-    pub fn set_gpu_specialization(&mut self, on: bool) -> bool {
-        self.gpu
-            .as_deref_mut()
-            .map(|gpu| gpu.set_specialization(on))
-            .is_some()
-    }
-
     /// GPU time of a recent evaluate pass of the GPU executor, while
     /// [`set_gpu_pass_timing`](Self::set_gpu_pass_timing) is on: `None` otherwise, or before
     /// the first measurement has come back. Measurements never block an update: a pass is
@@ -139,21 +116,11 @@ impl MotionWorld {
         self.gpu.as_deref_mut().and_then(GpuExecutor::pass_time)
     }
 
-    /// Row capacity of the GPU mirror (0 without one); for tests and diagnostics.
+    /// Row capacity of the GPU table (0 without one); for tests and diagnostics.
     #[doc(hidden)]
     #[must_use]
     pub fn gpu_capacity(&self) -> u32 {
         self.gpu.as_deref().map_or(0, GpuExecutor::capacity)
-    }
-
-    /// Whether the GPU executor's texture mirror of its row table holds the same bytes as
-    /// the table's buffers for every live row (`None` without a mirror or GPU executor).
-    /// Blocks on the device; for tests.
-    #[doc(hidden)]
-    pub fn gpu_mirror_matches(&self) -> Result<Option<bool>, crate::gpu::GpuError> {
-        self.gpu
-            .as_deref()
-            .map_or(Ok(None), GpuExecutor::mirror_matches)
     }
 
     /// Caps the GPU executor's workgroups per dispatch axis below the device's limit, so

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 
-use wgpu_tween::gpu::{GpuContext, RowStorage};
+use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Executor, MotionWorld};
 
 /// An executor under test.
@@ -24,8 +24,7 @@ impl Exec {
             {
                 "gpu-paged"
             }
-            Exec::Gpu(ctx) if has_int64(ctx) => "gpu",
-            Exec::Gpu(_) => "gpu-32bit",
+            Exec::Gpu(_) => "gpu",
         }
     }
 
@@ -80,14 +79,6 @@ pub fn update_on_gpu(world: &mut MotionWorld, dt: f64, what: &str) {
     );
 }
 
-/// Whether `ctx`'s device has 64-bit integers (the evaluate pass then reads rows as 64-bit
-/// words; without, as 32-bit words).
-pub fn has_int64(ctx: &GpuContext) -> bool {
-    ctx.device()
-        .features()
-        .contains(wgpu::Features::SHADER_INT64)
-}
-
 /// A context on a new device of the adapter [`gpu`] finds, with `limits` and `features`
 /// (each given the adapter's own, to stay within them). `None` without an adapter (skipped,
 /// or a failure under `WGPU_TWEEN_REQUIRE_GPU=1`).
@@ -121,34 +112,6 @@ pub fn own_device(
             .expect("a device of the test adapter");
         Some(GpuContext::from_device(device, queue, adapter.get_info()))
     })
-}
-
-/// A context on a second device of the shared context's adapter, made without
-/// `SHADER_INT64` and reading the table from its buffers, so the evaluate pass reads rows as
-/// 32-bit words (the path of devices without 64-bit integers). `None` without an adapter, or
-/// when the shared context lacks `SHADER_INT64` already (it tests that path itself).
-pub fn gpu_32bit() -> Option<GpuContext> {
-    static CONTEXT: OnceLock<Option<GpuContext>> = OnceLock::new();
-    CONTEXT
-        .get_or_init(|| {
-            if !has_int64(&gpu()?) {
-                return None;
-            }
-            own_device(
-                "tests without SHADER_INT64",
-                |supported| {
-                    wgpu::Limits {
-                        max_storage_buffer_binding_size: supported.max_storage_buffer_binding_size,
-                        max_buffer_size: supported.max_buffer_size,
-                        ..wgpu::Limits::default()
-                    }
-                    .or_worse_values_from(supported)
-                },
-                |_| wgpu::Features::empty(),
-            )
-            .map(|ctx| ctx.with_row_storage(RowStorage::Buffers))
-        })
-        .clone()
 }
 
 /// The contents of `buffer` (which needs `COPY_SRC`) as f32s, read back and waited for.
@@ -187,8 +150,7 @@ pub const PAGED_BINDING: u64 = 8 * 1024;
 
 /// A context on a second device of the shared context's adapter whose storage bindings are
 /// [`PAGED_BINDING`] bytes, so that worlds of more than 256 motions span pages of the GPU
-/// table (`src/gpu/table.rs`), reading the table the other way than the shared context
-/// (see [`executors`]). `None` without an adapter.
+/// table (`src/gpu/table.rs`). `None` without an adapter.
 pub fn gpu_paged() -> Option<GpuContext> {
     static CONTEXT: OnceLock<Option<GpuContext>> = OnceLock::new();
     CONTEXT
@@ -199,27 +161,14 @@ pub fn gpu_paged() -> Option<GpuContext> {
                     max_storage_buffer_binding_size: PAGED_BINDING,
                     ..wgpu::Limits::default()
                 },
-                |offered| offered & wgpu::Features::SHADER_INT64,
+                |_| wgpu::Features::empty(),
             )
-            .map(|ctx| {
-                // The row storage the shared context does not use, so that the suites run
-                // both (with the 64-bit buffer reads of `gpu` where they differ).
-                let other = match gpu().map(|shared| shared.row_storage()) {
-                    Some(RowStorage::Textures) => RowStorage::Buffers,
-                    _ => RowStorage::Textures,
-                };
-                ctx.with_row_storage(other)
-            })
         })
         .clone()
 }
 
 /// Executors a test should run, from `WGPU_TWEEN_EXECUTOR` (`cpu`, `gpu`, `all`; default all
-/// available). `gpu` is the shared context, [`gpu_paged`] and, where the shared device reads
-/// rows as 64-bit words, [`gpu_32bit`] as well. Between them they read the motion table
-/// every way the evaluate pass can: the shared context's automatic choice (a texture mirror
-/// on lavapipe, 64-bit buffer words on a GPU), 32-bit buffer words, and the paged context's
-/// other [`RowStorage`].
+/// available). `gpu` is the shared context and [`gpu_paged`] (a table split into pages).
 pub fn executors() -> Vec<Exec> {
     let choice = std::env::var("WGPU_TWEEN_EXECUTOR").unwrap_or_default();
     let want_cpu = matches!(choice.as_str(), "" | "all" | "cpu");
@@ -236,10 +185,6 @@ pub fn executors() -> Vec<Exec> {
         match gpu() {
             Some(ctx) => {
                 out.push(Exec::Gpu(Box::new(ctx)));
-                // The 32-bit read path too, where the shared device takes the 64-bit one.
-                if let Some(ctx) = gpu_32bit() {
-                    out.push(Exec::Gpu(Box::new(ctx)));
-                }
                 // And a table split into pages of 256 rows.
                 if let Some(ctx) = gpu_paged() {
                     out.push(Exec::Gpu(Box::new(ctx)));

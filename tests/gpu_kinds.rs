@@ -1,7 +1,6 @@
-//! The GPU executor compiles its evaluate pass per set of row kinds the table holds
-//! (`src/gpu/variants.rs`): worlds holding one kind of motion each, and worlds whose kinds
-//! change (a kind arriving mid-run, a world emptied and refilled), must agree with the CPU
-//! executor at every update, within 1e-4 × max(1, |to − from|) per lane.
+//! Worlds holding one kind of motion each, and worlds whose kinds change (a kind arriving
+//! mid-run, a world emptied and refilled), agree on the GPU executor with the CPU executor
+//! at every update, within 1e-4 × max(1, |to − from|) per lane.
 
 mod common;
 
@@ -238,24 +237,13 @@ fn paired(
     build(cpu).into_iter().zip(build(gpu)).collect()
 }
 
-/// Builds the worlds of `build` on both executors and compares them for 40 updates, on the
-/// shared device and on one without 64-bit integers (32-bit row reads) where they differ.
+/// Builds the worlds of `build` on both executors and compares them for 40 updates.
 fn one_kind_matches_the_cpu(what: &str, build: impl Fn(&mut MotionWorld) -> Vec<Probe>) {
-    let Some(ctx) = common::gpu() else {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
         return;
     };
-    for ctx in std::iter::once(ctx).chain(common::gpu_32bit()) {
-        let exec = common::Exec::Gpu(Box::new(ctx));
-        let (mut cpu, mut gpu) = (MotionWorld::new(), exec.world());
-        let probes = paired(&mut cpu, &mut gpu, &build);
-        compare(
-            &mut cpu,
-            &mut gpu,
-            &probes,
-            40,
-            &format!("[{}] {what}", exec.name()),
-        );
-    }
+    let probes = paired(&mut cpu, &mut gpu, &build);
+    compare(&mut cpu, &mut gpu, &probes, 40, what);
 }
 
 #[test]
@@ -324,31 +312,4 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
     compare(&mut cpu, &mut gpu, &probes, 10, "refilled with quart");
     probes.extend(paired(&mut cpu, &mut gpu, |w| eased(w, Ease::InOutSine)));
     compare(&mut cpu, &mut gpu, &probes, 20, "+ sine");
-}
-
-/// With specialization off the GPU executor runs the pass for every kind, whatever the world
-/// holds, and still agrees with the CPU; turning it back on mid-run switches to the variant
-/// of the world's kinds, and agrees too.
-#[test]
-fn specialization_off_and_back_on_matches_the_cpu() {
-    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
-        return;
-    };
-    assert!(gpu.set_gpu_specialization(false), "a GPU world takes it");
-    assert!(
-        !cpu.set_gpu_specialization(false),
-        "a CPU-only world has no GPU executor"
-    );
-    let mut probes = paired(&mut cpu, &mut gpu, plain);
-    compare(&mut cpu, &mut gpu, &probes, 10, "plain, every kind's pass");
-    probes.extend(paired(&mut cpu, &mut gpu, quaternion));
-    compare(
-        &mut cpu,
-        &mut gpu,
-        &probes,
-        10,
-        "+ quaternion, every kind's pass",
-    );
-    assert!(gpu.set_gpu_specialization(true));
-    compare(&mut cpu, &mut gpu, &probes, 10, "specialized again");
 }
