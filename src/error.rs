@@ -1,6 +1,6 @@
 //! Error types. Bad input is an error, never a panic or a NaN on screen (DESIGN.md invariant 6).
 
-use crate::handle::MotionHandle;
+use crate::core::handle::MotionHandle;
 
 /// Why a motion could not be built. Returned by the builder's terminals (`bind`, `run`);
 /// the world is left unchanged.

@@ -6,8 +6,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use super::completion::CompletionSlot;
-use crate::handle::MotionHandle;
-use crate::value::Lanes;
+use crate::core::handle::MotionHandle;
+use crate::core::value::Lanes;
 
 pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;

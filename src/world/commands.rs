@@ -7,8 +7,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::builder::BuiltMotion;
-use crate::handle::MotionHandle;
+use crate::world::built::BuiltMotion;
+use crate::core::handle::MotionHandle;
+use crate::error::BuildError;
 
 /// A queued operation.
 pub(crate) enum Command {
@@ -19,8 +20,14 @@ pub(crate) enum Command {
     SetPlaybackSpeed(MotionHandle, f32),
     Preserve(MotionHandle),
     Clear,
-    Sequence(MotionHandle, Box<crate::sequence::DeferredSequence>),
+    /// A motion made when the commands are applied (a deferred sequence), into its reserved
+    /// handle.
+    Deferred(MotionHandle, DeferredSpawn),
 }
+
+/// Makes a deferred motion into its reserved handle (see [`Command::Deferred`]).
+pub(crate) type DeferredSpawn =
+    Box<dyn FnOnce(&mut super::MotionWorld, MotionHandle) -> Result<MotionHandle, BuildError> + Send>;
 
 /// State shared between a world and its command handles.
 pub(crate) struct QueueState {

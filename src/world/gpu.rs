@@ -3,8 +3,8 @@
 
 use super::{MotionWorld, Progress};
 use crate::error::BuildError;
-use crate::gpu::executor::{FrameInput, GpuExecutor};
-use crate::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
+use crate::exec::gpu::executor::{FrameInput, GpuExecutor};
+use crate::exec::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
 
 /// Which executor evaluates a world's motions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -150,7 +150,7 @@ impl MotionWorld {
     /// the table's buffers for every live row (`None` without a mirror or GPU executor).
     /// Blocks on the device; for tests.
     #[doc(hidden)]
-    pub fn gpu_mirror_matches(&self) -> Result<Option<bool>, crate::gpu::GpuError> {
+    pub fn gpu_mirror_matches(&self) -> Result<Option<bool>, crate::exec::gpu::GpuError> {
         self.gpu
             .as_deref()
             .map_or(Ok(None), GpuExecutor::mirror_matches)

@@ -8,7 +8,7 @@
 //! Lerps are split by lane count, as a CPU chunk lerps the lanes of its widest row: a world
 //! of `Vec2` motions costs 30% less than when its chunks lerped four lanes.
 
-use super::rows::{class_of, CLASSES};
+use crate::table::rows::{class_of, CLASSES};
 use super::MotionWorld;
 
 impl MotionWorld {

@@ -54,9 +54,9 @@ impl MotionWorld {
                 let _ = self.preserve(h);
             }
             Command::Clear => self.clear_motions(),
-            Command::Sequence(handle, deferred) => {
+            Command::Deferred(handle, spawn) => {
                 // Like a `try_*`: children that can no longer join leave the handle unused.
-                let _ = deferred.run(self, handle);
+                let _ = spawn(self, handle);
             }
         }
         // Removals from this command before the next one looks at rows.

@@ -7,11 +7,11 @@ use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT
 use super::completion::{self, Canceled, Completion};
 use super::events::{next_event_key, Event};
 use super::MotionWorld;
-use crate::builder::MotionOptions;
-use crate::cpu::{progress, Progress};
-use crate::handle::MotionHandle;
-use crate::settings::MotionStatus;
-use crate::value::Lanes;
+use crate::world::built::MotionOptions;
+use crate::eval::{progress, Progress};
+use crate::core::handle::MotionHandle;
+use crate::core::settings::MotionStatus;
+use crate::core::value::Lanes;
 
 impl MotionWorld {
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
