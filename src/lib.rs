@@ -55,16 +55,18 @@
 mod core;
 mod error;
 mod eval;
-mod table;
 mod exec;
-mod world;
 mod motion;
+mod table;
+mod world;
 
 pub use crate::core::curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
 pub use crate::core::ease::{Ease, EaseMode, ParametricEase, UnknownEase};
 pub use crate::core::handle::MotionHandle;
 pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
-pub use crate::core::value::{AdapterKind, Animatable, Color, Integer, Lanes, RoundingMode, Vibrate};
+pub use crate::core::value::{
+    AdapterKind, Animatable, Color, Integer, Lanes, RoundingMode, Vibrate,
+};
 pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use motion::builder::Motion;
 pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};

@@ -7,7 +7,8 @@ use std::f32::consts::PI;
 use std::sync::{Arc, Mutex};
 
 use glam::{Vec2, Vec3};
-use wgpu_tween::{shake_noise, Animatable, BuildError, Ease, LoopType, Motion, MotionWorld};
+use wgpu_tween::internals::shake_noise;
+use wgpu_tween::{Animatable, BuildError, Ease, LoopType, Motion, MotionWorld};
 
 fn bound<T: Animatable + Default>(world: &mut MotionWorld, m: Motion<T>) -> Arc<Mutex<T>> {
     let cell = Arc::new(Mutex::new(T::default()));

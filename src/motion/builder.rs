@@ -4,14 +4,14 @@ use bytemuck::Zeroable;
 
 use crate::core::curve::{AnimationCurve, ID_CURVE};
 use crate::core::ease::{Ease, ParametricEase};
-use crate::error::BuildError;
-use crate::exec::gpu::GpuTarget;
 use crate::core::handle::MotionHandle;
 use crate::core::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
 use crate::core::value::{AdapterKind, Animatable, Integer, RoundingMode, Vibrate};
-use crate::world::callbacks::{BindFn, Callbacks, EventFn, LoopFn};
+use crate::error::BuildError;
+use crate::exec::gpu::GpuTarget;
 use crate::world::built::{BuiltMotion, MotionOptions};
+use crate::world::callbacks::{BindFn, Callbacks, EventFn, LoopFn};
 use crate::world::{MotionCommands, MotionWorld};
 use glam::Quat;
 

@@ -8,9 +8,9 @@
 //! (Yoyo and Flip loops replay them backwards), and a child's state stays a pure function of
 //! world time, which the GPU pass evaluates in the same dispatch as every other motion.
 
-use crate::motion::builder::Motion;
-use crate::error::{BuildError, SequenceChildError};
 use crate::core::handle::MotionHandle;
+use crate::error::{BuildError, SequenceChildError};
+use crate::motion::builder::Motion;
 use crate::world::commands::{Command, DeferredSpawn};
 use crate::world::sequence::Placed;
 pub use crate::world::sequence::MAX_SEQUENCE_DEPTH;

@@ -28,10 +28,10 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use crate::motion::builder::Motion;
-use crate::error::BuildError;
 use crate::core::handle::MotionHandle;
 use crate::core::value::pcg;
+use crate::error::BuildError;
+use crate::motion::builder::Motion;
 use crate::world::MotionWorld;
 
 /// What fills the characters not yet revealed.

@@ -7,9 +7,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::world::built::BuiltMotion;
 use crate::core::handle::MotionHandle;
 use crate::error::BuildError;
+use crate::world::built::BuiltMotion;
 
 /// A queued operation.
 pub(crate) enum Command {
@@ -26,8 +26,9 @@ pub(crate) enum Command {
 }
 
 /// Makes a deferred motion into its reserved handle (see [`Command::Deferred`]).
-pub(crate) type DeferredSpawn =
-    Box<dyn FnOnce(&mut super::MotionWorld, MotionHandle) -> Result<MotionHandle, BuildError> + Send>;
+pub(crate) type DeferredSpawn = Box<
+    dyn FnOnce(&mut super::MotionWorld, MotionHandle) -> Result<MotionHandle, BuildError> + Send,
+>;
 
 /// State shared between a world and its command handles.
 pub(crate) struct QueueState {

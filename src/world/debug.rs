@@ -4,9 +4,9 @@
 use std::fmt;
 
 use super::{Executor, MotionWorld};
-use crate::eval::progress;
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
+use crate::eval::progress;
 
 /// One live motion in a [`DebugSnapshot`].
 #[derive(Clone, Debug, PartialEq)]

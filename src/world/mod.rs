@@ -6,8 +6,8 @@
 //! complete) are computed by evaluating the motion at the previous and the current world
 //! time, so a visit is idempotent and a callback can never fire twice for one transition.
 
-pub(crate) mod callbacks;
 pub(crate) mod built;
+pub(crate) mod callbacks;
 mod clock;
 pub(crate) mod commands;
 mod completion;
@@ -25,18 +25,18 @@ mod visit;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::world::built::{BuiltMotion, MotionOptions};
-use crate::exec::cpu::{CpuExecutor, Progress};
+use crate::core::handle::MotionHandle;
+use crate::core::value::row_value;
 use crate::error::UpdateError;
+use crate::exec::cpu::{CpuExecutor, Progress};
 use crate::exec::gpu::executor::GpuExecutor;
 use crate::exec::gpu::targets::{TargetRef, Targets};
 use crate::exec::gpu::GpuError;
-use crate::core::handle::MotionHandle;
-use crate::core::value::row_value;
+use crate::table::rows::Rows;
+use crate::world::built::{BuiltMotion, MotionOptions};
 use callbacks::{CallbackError, Callbacks};
 use commands::{Command, QueueState};
 use events::{Due, EventQueue};
-use crate::table::rows::Rows;
 use slots::SlotTable;
 
 pub use clock::TimeDeltas;

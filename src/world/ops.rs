@@ -2,12 +2,12 @@
 
 use super::visit::binds_at;
 use super::MotionWorld;
-use crate::eval::{progress, Progress};
-use crate::error::MotionError;
 use crate::core::handle::MotionHandle;
 use crate::core::row::MotionRow;
 use crate::core::settings::MotionStatus;
 use crate::core::value::{AdapterKind, Animatable};
+use crate::error::MotionError;
+use crate::eval::{progress, Progress};
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.

@@ -7,15 +7,15 @@
 //! the CPU with [`clock_at`], the GPU pass in `child_clock` (shaders/evaluate.wgsl).
 
 use super::callbacks::{guarded, CallbackKind};
-use crate::table::rows::Rows;
 use super::visit::binds_at;
 use super::{BoundEntry, MotionWorld};
-use crate::world::built::BuiltMotion;
-use crate::eval::clock::eased_with;
-use crate::eval::{progress, Progress};
-use crate::error::SequenceChildError;
 use crate::core::handle::MotionHandle;
 use crate::core::row::FLAG_CHILD;
+use crate::error::SequenceChildError;
+use crate::eval::clock::eased_with;
+use crate::eval::{progress, Progress};
+use crate::table::rows::Rows;
+use crate::world::built::BuiltMotion;
 
 /// A child of a sequence: its slot (with the version, in case it is removed on its own by
 /// a failing bind) and its position on the sequence's timeline.

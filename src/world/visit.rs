@@ -7,11 +7,11 @@ use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT
 use super::completion::{self, Canceled, Completion};
 use super::events::{next_event_key, Event};
 use super::MotionWorld;
-use crate::world::built::MotionOptions;
-use crate::eval::{progress, Progress};
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
 use crate::core::value::Lanes;
+use crate::eval::{progress, Progress};
+use crate::world::built::MotionOptions;
 
 impl MotionWorld {
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.

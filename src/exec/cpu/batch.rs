@@ -16,11 +16,11 @@
 //! Every result equals the scalar reference [`progress`] bit for bit (a test checks this on
 //! random rows): the same operations in the same order, only without branches.
 
-use crate::eval::clock::{eased_with, progress};
 use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use crate::core::row::{
     MotionRow, FLAG_ADAPTER_SHIFT, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
 };
+use crate::eval::clock::{eased_with, progress};
 
 /// Rows per chunk: large enough to amortise the per-chunk checks, small enough that the
 /// temporaries stay in L1.

@@ -11,10 +11,10 @@
 //! (parametric eases, Circ eases, sequence children), keeps the batch path ([`super::batch`]).
 
 use super::batch::{self, Columns, CHUNK};
-use crate::eval::clock::progress;
 use super::lanes::{AdapterMasks, QuatColumns};
 use super::segment::{self, Segment};
 use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
+use crate::eval::clock::progress;
 use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
 // FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
 // after the executor's pass), so it is never cached.

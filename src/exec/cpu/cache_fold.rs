@@ -243,9 +243,9 @@ fn mask_of<const LT: u8>(same_r: bool, [r, c, off]: [&[f32; CHUNK]; 3], w: f32) 
 mod tests {
     use super::super::segment::{folded, rebased, segment};
     use super::*;
-    use crate::eval::progress;
     use crate::core::row::{pack_flags, MotionRow};
     use crate::core::settings::{DelayType, LoopType, TimeKind};
+    use crate::eval::progress;
     use bytemuck::Zeroable;
 
     #[test]

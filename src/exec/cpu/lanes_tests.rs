@@ -2,11 +2,11 @@
 //! definition, and every row against the scalar mirror of the shader (`row_value`).
 
 use super::*;
-use crate::exec::cpu::test_rng::Rng;
 use crate::core::ease::Ease;
 use crate::core::row::pack_flags;
 use crate::core::settings::{DelayType, LoopType, TimeKind};
 use crate::core::value::{quat_angle, QUAT_MIN_ANGLE};
+use crate::exec::cpu::test_rng::Rng;
 use bytemuck::Zeroable;
 
 fn unit(v: [f64; 4]) -> [f64; 4] {

@@ -7,9 +7,9 @@
 //! the two could disagree (near a boundary, at a precision limit) there is no segment and the
 //! row stays on the exact path.
 
-use crate::eval::clock::Progress;
 use crate::core::row::MotionRow;
 use crate::core::settings::{DelayType, LoopType, MotionStatus};
+use crate::eval::clock::Progress;
 
 /// Margin kept from each end of a segment, in loops: the phase that the reference rounds to
 /// the loop's end (its snap to the next loop) lies well inside it, and so does any rounding
@@ -301,10 +301,10 @@ pub(crate) fn rebased(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::progress;
     use crate::core::ease::Ease;
     use crate::core::row::pack_flags;
     use crate::core::settings::TimeKind;
+    use crate::eval::progress;
     use bytemuck::Zeroable;
 
     fn row(speed: f32, delay: f32, loops: i32, lt: LoopType, dt: DelayType) -> MotionRow {

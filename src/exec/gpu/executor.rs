@@ -25,8 +25,8 @@ use super::targets::{self, Source, Targets};
 use super::tex_mirror::{MirrorPage, RowReads, MAX_MIRROR_PAGE_ROWS};
 use super::timing::PassTimer;
 use super::variants::Features;
-use crate::error::BuildError;
 use crate::core::row::MotionRow;
+use crate::error::BuildError;
 use crate::table::rows::Rows;
 
 /// Uniform and storage offsets must be multiples of this (the WebGPU maximum of the limits).

@@ -214,10 +214,10 @@ mod tests {
 
     #[test]
     fn wgsl_structs_match_rust_mirrors() {
+        use crate::core::row::MotionRow;
         use crate::exec::gpu::layout::{
             ApplyParams, GatherParams, GpuFrame, RowOp, ScatterParams, TargetEntry,
         };
-        use crate::core::row::MotionRow;
         let evaluate = parse(&EVALUATE_MODULE);
         assert_layout!(
             &evaluate,
