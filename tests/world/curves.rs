@@ -1,7 +1,7 @@
 //! Animation curves as eases (SEMANTICS.md §4) on every executor: one key, bad curves, wrap
 //! modes, steps, the key pool's memory, and CPU–GPU parity of random curves.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -8,7 +8,7 @@
 //! shared context other tests use. Without an adapter they print that they skipped (and fail
 //! with `WGPU_TWEEN_REQUIRE_GPU=1`).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,7 +1,7 @@
 //! Value types beyond f32 vectors: integers with rounding modes, f64, quaternions (slerp and
 //! nlerp) and colors, on every executor; and CPU-vs-GPU parity of a world mixing them all.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -5,8 +5,8 @@
 //! Expected values are worked out by hand from SEMANTICS.md: linear motions, binary-exact
 //! times, so `value = from + (to − from) · T / D`.
 
+use crate::common;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-mod common;
 
 use std::sync::{Arc, Mutex, OnceLock};
 

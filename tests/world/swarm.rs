@@ -5,16 +5,16 @@
 //! motion says, both computed here from each motion's from/to/ease/delay/loop settings
 //! (SEMANTICS.md §2), not read from the engine. Runs on both executors.
 
-mod common;
+use crate::common;
 
 #[allow(dead_code)] // parts only the example uses
-#[path = "../examples/swarm/render.rs"]
+#[path = "../../examples/swarm/render.rs"]
 mod render;
 
 // The eases by the easings.net formulas in f64 (the model test's reference, independent of
 // the library).
 #[allow(dead_code)] // the model's progress and timing, unused here
-#[path = "model/reference.rs"]
+#[path = "../model/reference.rs"]
 mod reference;
 
 use reference::ease;

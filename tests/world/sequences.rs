@@ -3,7 +3,7 @@
 //! are worked out by hand from the placements (linear children: `from + (to − from)·clamp((t −
 //! position)/duration, 0, 1)`), never read from the engine.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -6,7 +6,7 @@
 //! no driver: it executes copies but no compute passes, so there only the absence of errors
 //! is checked (no GPU error, the world stays on the GPU executor).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;

@@ -11,10 +11,10 @@ use glam::Vec2;
 use wgpu_tween::gpu::{GpuContext, GpuTarget, GpuUpdateStats};
 use wgpu_tween::{Executor, LoopType, Motion, MotionWorld};
 
-mod common;
+use crate::common;
 // `run_of_type`: a cycle through every value type and shape.
 #[allow(dead_code)]
-#[path = "../benches/common/mod.rs"]
+#[path = "../../benches/common/mod.rs"]
 mod shapes;
 
 const DT: f64 = 1.0 / 60.0;

@@ -6,7 +6,7 @@
 //! the CPU's f64 evaluation of the motion (`MotionWorld::value`); a binding over the limit
 //! would be a validation error, which moves the world off the GPU and fails the test.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;

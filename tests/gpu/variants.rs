@@ -3,7 +3,7 @@
 //! change (a kind arriving mid-run, a world emptied and refilled), must agree with the CPU
 //! executor at every update, within 1e-4 × max(1, |to − from|) per lane.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

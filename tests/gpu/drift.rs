@@ -2,7 +2,7 @@
 //! then 1/60 s steps) match the f64 reference within 1e-4 all along: the closed-form value
 //! from the f64 clock, and a CPU-executor world driven alike.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,10 +1,10 @@
 //! The examples' testable parts: the easing gallery's CPU and GPU samples agree within the
 //! conformance tolerances (1e-5 for eases, 1e-4·max(1, |strength|) for punch and shake).
 
-mod common;
+use crate::common;
 
 #[allow(dead_code)] // the example's `main` and drawing code
-#[path = "../examples/easing_gallery.rs"]
+#[path = "../../examples/easing_gallery.rs"]
 mod gallery;
 
 use wgpu_tween::MotionWorld;

@@ -1,7 +1,7 @@
 //! Punch and shake (SEMANTICS.md §5) for f32, Vec2 and Vec3 on every executor: hand-computed
 //! punch values, shake noise equal on CPU and GPU for the same seed, distinct default seeds.
 
-mod common;
+use crate::common;
 
 use std::f32::consts::PI;
 use std::sync::{Arc, Mutex};

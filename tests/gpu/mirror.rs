@@ -10,7 +10,7 @@
 //! Every context here asks for the mirror (`RowStorage::Textures`); skipped, with a note,
 //! where the device cannot keep one.
 
-mod common;
+use crate::common;
 
 use glam::{Quat, Vec3};
 use wgpu_tween::gpu::{GpuContext, RowStorage};

@@ -1,7 +1,7 @@
 //! Text motions: the progress comes from whichever executor runs the world, the string is
 //! built in the bind (CPU), so both executors show the same text.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,7 +4,7 @@
 //! context attached fills targets by upload), through swap-removes, spawns, `set_time`,
 //! completion, a folded scatter dispatch, and build errors.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -1,7 +1,7 @@
 //! Parametric eases (Back, Elastic, Steps, CubicBezier): hand-computed values on every
 //! executor, CPU-vs-GPU parity under every loop type, and build errors for bad parameters.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

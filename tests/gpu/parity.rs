@@ -5,7 +5,7 @@
 //! steps). Every bind value must agree within 1e-4 × max(1, |to − from|) per lane, and the
 //! sequence of callbacks must be the same.
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

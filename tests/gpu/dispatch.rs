@@ -11,7 +11,7 @@
 //! `full_size_dispatch` runs the real thing; it is ignored by default (run it on a real GPU
 //! with `cargo test --release --test gpu_dispatch -- --ignored`).
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
