@@ -8,7 +8,6 @@ mod common;
 mod async_debug;
 mod bad_input;
 mod callback_order;
-mod churn;
 mod curves;
 mod examples;
 mod handles;

@@ -13,7 +13,7 @@
 //! 42 s on 2 cores) and prints the peak RSS; `CHURN_OPS=N` changes the count. The binary
 //! holds this one test, so no other test shares the process's memory.
 
-use crate::common;
+mod common;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
