@@ -28,7 +28,7 @@
 //! | `complete`, `cancel`, `set_time`, `set_playback_speed` on a sequence's child | [`MotionError::InSequence`] |
 //! | GPU validation, out of memory, device lost, too large | `GpuError` (`MotionWorld::take_gpu_error`); the world goes on on the CPU executor |
 
-use crate::handle::MotionHandle;
+use crate::core::handle::MotionHandle;
 
 /// Why a motion could not be built. Returned by the builder's terminals (`bind`, `run`);
 /// the world is left unchanged.

@@ -52,37 +52,47 @@
 
 #![warn(missing_docs)]
 
-mod builder;
-pub mod cpu;
-pub mod curve;
-mod ease;
+// Layers, bottom to top; a layer imports only from the layers below it.
+mod core;
 mod error;
-pub mod gpu;
-mod handle;
-mod row;
-mod sequence;
-mod settings;
-mod text;
-mod value;
+mod eval;
+mod exec;
+mod motion;
+mod table;
 mod world;
 
-pub use builder::Motion;
-pub use curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
-pub use ease::{Ease, EaseMode, ParametricEase, UnknownEase};
-pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
-pub use handle::MotionHandle;
-pub use row::MotionRow;
-pub use sequence::{Sequence, MAX_SEQUENCE_DEPTH};
-pub use settings::{DelayType, LoopType, MotionStatus, TimeKind};
-pub use text::{ScrambleMode, TextReveal};
-pub use value::{
-    shake_noise, AdapterKind, Animatable, Color, Integer, Lanes, RoundingMode, Vibrate,
+pub use crate::core::curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
+pub use crate::core::ease::{Ease, EaseMode, ParametricEase, UnknownEase};
+pub use crate::core::handle::MotionHandle;
+pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
+pub use crate::core::value::{
+    AdapterKind, Animatable, Color, Integer, Lanes, RoundingMode, Vibrate,
 };
+pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
+pub use motion::builder::Motion;
+pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};
+pub use motion::text::{ScrambleMode, TextReveal};
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
     TimeDeltas,
 };
+
+/// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's),
+/// [`GpuTarget`](gpu::GpuTarget)s that write values into a renderer's buffers, readback modes
+/// and per-update counters. Attach a context with [`MotionWorld::with_gpu`].
+pub mod gpu {
+    pub use crate::exec::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
+}
+
+/// Internals for the fuzz crate and the crate's own tests: not part of the public API and not
+/// covered by semver.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::core::row::MotionRow;
+    pub use crate::core::value::shake_noise;
+    pub use crate::eval::{progress, Progress};
+}
 
 /// Compiles the README's Rust examples as doctests.
 #[cfg(doctest)]

@@ -17,11 +17,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use glam::{Vec2, Vec3, Vec4};
-use wgpu_tween::cpu::progress;
+use wgpu_tween::internals::{progress, MotionRow};
 use wgpu_tween::{
     Animatable, AnimationCurve, DelayType, Ease, Keyframe, LoopType, Motion, MotionCommands,
-    MotionHandle, MotionRow, MotionStatus, MotionWorld, Sequence, TimeDeltas, TimeKind,
-    WeightedMode, WrapMode,
+    MotionHandle, MotionStatus, MotionWorld, Sequence, TimeDeltas, TimeKind, WeightedMode,
+    WrapMode,
 };
 
 /// Deliberate callback panics carry this text (a fuzz target's panic hook lets them unwind

@@ -4,8 +4,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::completion::Resolver;
-use crate::handle::MotionHandle;
-use crate::value::Lanes;
+use crate::core::handle::MotionHandle;
+use crate::core::value::Lanes;
 
 pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;

@@ -7,8 +7,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::builder::BuiltMotion;
-use crate::handle::MotionHandle;
+use super::completion::Resolver;
+use crate::core::handle::MotionHandle;
+use crate::error::BuildError;
+use crate::world::built::BuiltMotion;
 
 /// A queued operation.
 pub(crate) enum Command {
@@ -19,18 +21,37 @@ pub(crate) enum Command {
     SetPlaybackSpeed(MotionHandle, f32),
     Preserve(MotionHandle),
     Clear,
-    Sequence(MotionHandle, Box<crate::sequence::DeferredSequence>),
+    /// A motion made when the commands are applied (a deferred sequence), into its reserved
+    /// handle.
+    Deferred(MotionHandle, Box<Deferred>),
 }
 
 impl Command {
     /// The handle a spawn or sequence reserved.
     pub fn handle(&self) -> Option<MotionHandle> {
         match self {
-            Command::Spawn(h, _) | Command::Sequence(h, _) => Some(*h),
+            Command::Spawn(h, _) | Command::Deferred(h, _) => Some(*h),
             _ => None,
         }
     }
 }
+
+/// A motion made when the commands are applied (a deferred sequence), and the futures that
+/// await it since it was queued (`Err(Canceled)` if it is never made).
+pub(crate) struct Deferred {
+    pub spawn: DeferredSpawn,
+    pub completion: Option<Resolver>,
+}
+
+/// Makes a deferred motion into its reserved handle, handing it the futures awaiting it.
+pub(crate) type DeferredSpawn = Box<
+    dyn FnOnce(
+            &mut super::MotionWorld,
+            MotionHandle,
+            Option<Resolver>,
+        ) -> Result<MotionHandle, BuildError>
+        + Send,
+>;
 
 /// State shared between a world and its command handles.
 pub(crate) struct QueueState {

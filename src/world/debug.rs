@@ -4,9 +4,9 @@
 use std::fmt;
 
 use super::{Executor, MotionWorld};
-use crate::cpu::progress;
-use crate::handle::MotionHandle;
-use crate::settings::MotionStatus;
+use crate::core::handle::MotionHandle;
+use crate::core::settings::MotionStatus;
+use crate::eval::progress;
 
 /// One live motion in a [`DebugSnapshot`].
 #[derive(Clone, Debug, PartialEq)]
@@ -62,7 +62,7 @@ impl MotionWorld {
                     time,
                     completed_loops: p.completed_loops,
                     loops: row.loops,
-                    progress: crate::cpu::evaluate::eased_with(
+                    progress: crate::eval::clock::eased_with(
                         row,
                         &p,
                         self.rows.params(i as u32),

@@ -124,7 +124,7 @@ impl EventQueue {
 /// transition and reschedules, while one that came late would miss the transition (a motion
 /// without a bind is only looked at when its event is due).
 pub(crate) fn next_event_key(
-    row: &crate::row::MotionRow,
+    row: &crate::core::row::MotionRow,
     time: f64,
     completed_loops: u32,
     completed: bool,
@@ -139,7 +139,7 @@ pub(crate) fn next_event_key(
     }
     let duration = f64::from(row.duration);
     let delay = f64::from(row.delay);
-    let every_loop = row.delay_type() == crate::settings::DelayType::EveryLoop;
+    let every_loop = row.delay_type() == crate::core::settings::DelayType::EveryLoop;
     // Clock value of the boundary where `completed_loops` next rises (or the motion completes).
     let boundary = if duration <= 0.0 {
         if !every_loop || delay == 0.0 {

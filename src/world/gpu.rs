@@ -3,8 +3,8 @@
 
 use super::{MotionWorld, Progress};
 use crate::error::BuildError;
-use crate::gpu::executor::{FrameInput, GpuExecutor};
-use crate::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
+use crate::exec::gpu::executor::{FrameInput, GpuExecutor};
+use crate::exec::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
 
 /// Which executor evaluates a world's motions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -6,6 +6,7 @@
 //! complete) are computed by evaluating the motion at the previous and the current world
 //! time, so a visit is idempotent and a callback can never fire twice for one transition.
 
+pub(crate) mod built;
 pub(crate) mod callbacks;
 mod clock;
 pub(crate) mod commands;
@@ -16,8 +17,7 @@ pub(crate) mod events;
 mod gpu;
 mod ops;
 mod partition;
-pub(crate) mod rows;
-mod sequence;
+pub(crate) mod sequence;
 mod settle;
 mod slots;
 mod visit;
@@ -25,18 +25,18 @@ mod visit;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::builder::{BuiltMotion, MotionOptions};
-use crate::cpu::{CpuExecutor, Progress};
+use crate::core::handle::MotionHandle;
+use crate::core::value::row_value;
 use crate::error::UpdateError;
-use crate::gpu::executor::GpuExecutor;
-use crate::gpu::targets::{TargetRef, Targets};
-use crate::gpu::GpuError;
-use crate::handle::MotionHandle;
-use crate::value::row_value;
+use crate::exec::cpu::{CpuExecutor, Progress};
+use crate::exec::gpu::executor::GpuExecutor;
+use crate::exec::gpu::targets::{TargetRef, Targets};
+use crate::exec::gpu::GpuError;
+use crate::table::rows::Rows;
+use crate::world::built::{BuiltMotion, MotionOptions};
 use callbacks::{CallbackError, Callbacks};
 use commands::{Command, QueueState};
 use events::{Due, EventQueue};
-use rows::Rows;
 use slots::SlotTable;
 
 pub use clock::TimeDeltas;
@@ -378,7 +378,7 @@ impl MotionWorld {
         row.anchor(self.clocks.now[row.time_kind() as usize], 0.0);
         if built.auto_seed {
             // Unique per motion for the world's first 2^32 motions (pcg is a bijection).
-            row.params = crate::value::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
+            row.params = crate::core::value::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
         }
         let row_index = self.rows.len() as u32;
         let (slot, version) = match reserved {
@@ -443,7 +443,7 @@ impl MotionWorld {
             version,
         };
         if has_bind && built.options.immediate_bind {
-            let p = crate::cpu::evaluate::ease_at(&row, params, self.rows.curves.keys(), 0.0);
+            let p = crate::eval::clock::ease_at(&row, params, self.rows.curves.keys(), 0.0);
             let value = row_value(
                 &row,
                 built.pairs,

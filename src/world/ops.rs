@@ -2,12 +2,12 @@
 
 use super::visit::binds_at;
 use super::MotionWorld;
-use crate::cpu::{progress, Progress};
+use crate::core::handle::MotionHandle;
+use crate::core::row::MotionRow;
+use crate::core::settings::MotionStatus;
+use crate::core::value::{AdapterKind, Animatable};
 use crate::error::MotionError;
-use crate::handle::MotionHandle;
-use crate::row::MotionRow;
-use crate::settings::MotionStatus;
-use crate::value::{AdapterKind, Animatable};
+use crate::eval::{progress, Progress};
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.
@@ -96,7 +96,7 @@ impl MotionWorld {
         let (_, row_index) = self.live(h)?;
         let row = &self.rows.rows[row_index as usize];
         let now = self.evaluate_index(row_index).1;
-        Ok(crate::cpu::evaluate::eased_with(
+        Ok(crate::eval::clock::eased_with(
             row,
             &now,
             self.rows.params(row_index),

@@ -8,8 +8,8 @@
 //! Lerps are split by lane count, as a CPU chunk lerps the lanes of its widest row: a world
 //! of `Vec2` motions costs 30% less than when its chunks lerped four lanes.
 
-use super::rows::{class_of, CLASSES};
 use super::MotionWorld;
+use crate::table::rows::{class_of, CLASSES};
 
 impl MotionWorld {
     /// Moves the row just pushed at `index` (the last) into its class's run.

@@ -6,16 +6,15 @@
 //! value (its eased progress lerped over `[0, D]`). Every executor computes the same chain:
 //! the CPU with [`clock_at`], the GPU pass in `child_clock` (shaders/evaluate.wgsl).
 
-use super::rows::Rows;
 use super::visit::binds_at;
 use super::{BoundEntry, MotionWorld};
-use crate::builder::BuiltMotion;
-use crate::cpu::evaluate::eased_with;
-use crate::cpu::{progress, Progress};
+use crate::core::handle::MotionHandle;
+use crate::core::row::FLAG_CHILD;
 use crate::error::SequenceChildError;
-use crate::handle::MotionHandle;
-use crate::row::FLAG_CHILD;
-use crate::sequence::{Placed, MAX_SEQUENCE_DEPTH};
+use crate::eval::clock::eased_with;
+use crate::eval::{progress, Progress};
+use crate::table::rows::Rows;
+use crate::world::built::BuiltMotion;
 
 /// A child of a sequence: its slot (with the version, in case it is removed on its own by
 /// a failing bind) and its position on the sequence's timeline.
@@ -323,4 +322,17 @@ impl MotionWorld {
             }
         }
     }
+}
+
+/// Sequences nest at most this deep (a child of a child of … a sequence): the GPU pass
+/// walks a child's ancestors in a fixed-size array.
+pub const MAX_SEQUENCE_DEPTH: usize = 8;
+
+/// A child with its resolved position.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Placed {
+    pub handle: MotionHandle,
+    pub position: f32,
+    /// Position plus the child's total duration.
+    pub end: f64,
 }

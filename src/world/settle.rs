@@ -2,7 +2,7 @@
 
 use std::sync::PoisonError;
 
-use super::commands::Command;
+use super::commands::{Command, Deferred};
 use super::MotionWorld;
 
 impl MotionWorld {
@@ -54,9 +54,10 @@ impl MotionWorld {
                 let _ = self.preserve(h);
             }
             Command::Clear => self.clear_motions(),
-            Command::Sequence(handle, deferred) => {
+            Command::Deferred(handle, deferred) => {
                 // Like a `try_*`: children that can no longer join leave the handle unused.
-                let _ = deferred.run(self, handle);
+                let Deferred { spawn, completion } = *deferred;
+                let _ = spawn(self, handle, completion);
             }
         }
         // Removals from this command before the next one looks at rows.

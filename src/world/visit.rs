@@ -6,11 +6,11 @@ use super::commands::Command;
 use super::completion::{Canceled, Completion, Resolver};
 use super::events::{next_event_key, Event};
 use super::MotionWorld;
-use crate::builder::MotionOptions;
-use crate::cpu::{progress, Progress};
-use crate::handle::MotionHandle;
-use crate::settings::MotionStatus;
-use crate::value::Lanes;
+use crate::core::handle::MotionHandle;
+use crate::core::settings::MotionStatus;
+use crate::core::value::Lanes;
+use crate::eval::{progress, Progress};
+use crate::world::built::MotionOptions;
 use std::sync::PoisonError;
 
 impl MotionWorld {
@@ -247,7 +247,7 @@ impl MotionWorld {
                         .get_or_insert_with(Box::default)
                         .completion
                         .get_or_insert_with(Resolver::default),
-                    Command::Sequence(handle, deferred) if *handle == h => {
+                    Command::Deferred(handle, deferred) if *handle == h => {
                         deferred.completion.get_or_insert_with(Resolver::default)
                     }
                     _ => continue,

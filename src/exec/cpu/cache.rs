@@ -1,0 +1,578 @@
+//! The segment cache: per chunk of 64 rows, each row's current [`Segment`] in compact f32
+//! columns relative to the chunk's epoch, so that an update of a row inside its segment reads
+//! 8 bytes of cache (`r`, `c`) and its lane pair instead of the 32-byte row, and evaluates
+//! `x = w·r + c`, the ease and the lerp instead of the f64 clock and loop arithmetic.
+//!
+//! Rows outside their segment (loop ends, completion, new or re-anchored rows) take the exact
+//! path, [`progress`], which also gives them their next segment; in chunks whose rows loop for
+//! ever, forward and back to back, a segment serves every loop of the epoch ([`fold`]) and
+//! only rows at a loop boundary take the exact path. A chunk whose rows do not
+//! share an ease, a loop type and a time kind, or that has rows the cache does not serve
+//! (parametric eases, Circ eases, sequence children), keeps the batch path ([`super::batch`]).
+
+use super::batch::{self, Columns, CHUNK};
+use super::lanes::{AdapterMasks, QuatColumns};
+use super::segment::{self, Segment};
+use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
+use crate::eval::clock::progress;
+use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
+// FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
+// after the executor's pass), so it is never cached.
+use crate::core::row::{
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT,
+    FLAG_TIME_KIND_SHIFT,
+};
+
+/// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
+/// f32 relative times precise to < 4e-6 s (see `segment::TIME_MARGIN`).
+pub(crate) const REBASE_MAX_S: f64 = 32.0;
+
+/// Re-base once `w_rel · max|r|` (progress units) reaches this: bounds the rounding error of
+/// `x = w·r + c` to about `3·PRECISION_SPAN·2⁻²⁴ ≈ 1e-6`, well inside the conformance
+/// tolerance even for the steepest standard ease (Elastic, slope ≈ 30).
+const PRECISION_SPAN: f64 = 4.0;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Served by the cache.
+    Fast,
+    /// Served by the batch path.
+    Slow,
+}
+
+/// One f32 per row of a chunk, on its own cache lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Column(pub [f32; CHUNK]);
+
+/// The cache, as columns of chunks: the hot loop reads only `heads` (one line per chunk),
+/// `c` and, where the rows do not share one, `r`; `hi` and `off` are read at segment ends
+/// and for Flip and Incremental, `theta` and `inv_sin` where the chunk has quaternion rows.
+#[derive(Default)]
+pub(crate) struct Cache {
+    pub heads: Vec<Head>,
+    pub r: Vec<Column>,
+    pub c: Vec<Column>,
+    pub hi: Vec<Column>,
+    pub off: Vec<Column>,
+    /// The constants of the chunk's quaternion rows ([`QuatColumns`]), found with its
+    /// [`AdapterMasks`]: the value pass then reads no row.
+    pub theta: Vec<Column>,
+    /// See `theta`.
+    pub inv_sin: Vec<Column>,
+}
+
+impl Cache {
+    /// `chunks` chunks; new ones start unclassified.
+    pub fn resize(&mut self, chunks: usize) {
+        // Shrink with hysteresis (as the rows do); growing only when the rows grow keeps
+        // steady-state updates free of allocation.
+        if self.heads.capacity() > 64 && chunks * 4 <= self.heads.capacity() {
+            let target = (chunks * 2).max(64);
+            self.heads.truncate(chunks);
+            self.heads.shrink_to(target);
+            for column in [
+                &mut self.r,
+                &mut self.c,
+                &mut self.hi,
+                &mut self.off,
+                &mut self.theta,
+                &mut self.inv_sin,
+            ] {
+                column.truncate(chunks);
+                column.shrink_to(target);
+            }
+        }
+        self.heads.resize(chunks, Head::default());
+        let zero = Column([0.0; CHUNK]);
+        self.r.resize(chunks, zero);
+        self.c.resize(chunks, zero);
+        self.hi.resize(chunks, Column([f32::NEG_INFINITY; CHUNK]));
+        self.off.resize(chunks, zero);
+        self.theta.resize(chunks, zero);
+        self.inv_sin.resize(chunks, zero);
+    }
+
+    /// Row `i` changed.
+    pub fn invalidate_row(&mut self, i: usize) {
+        let head = &mut self.heads[i / CHUNK];
+        head.dirty = true;
+        head.min_hi = f32::NEG_INFINITY;
+        self.hi[i / CHUNK].0[i % CHUNK] = f32::NEG_INFINITY;
+    }
+
+    /// Anything may have changed.
+    pub fn invalidate(&mut self) {
+        for head in &mut self.heads {
+            head.dirty = true;
+            head.rebase_at = -1.0; // re-based (every row refreshed) on next use
+        }
+    }
+
+    /// Raw pointers for parts that each use their own chunks.
+    pub fn ptr(&mut self) -> CachePtr {
+        CachePtr {
+            heads: self.heads.as_mut_ptr(),
+            r: self.r.as_mut_ptr(),
+            c: self.c.as_mut_ptr(),
+            hi: self.hi.as_mut_ptr(),
+            off: self.off.as_mut_ptr(),
+            theta: self.theta.as_mut_ptr(),
+            inv_sin: self.inv_sin.as_mut_ptr(),
+        }
+    }
+}
+
+/// [`Cache`]'s columns, shared by parts that each use their own chunks.
+#[derive(Clone, Copy)]
+pub(crate) struct CachePtr {
+    heads: *mut Head,
+    r: *mut Column,
+    c: *mut Column,
+    hi: *mut Column,
+    off: *mut Column,
+    theta: *mut Column,
+    inv_sin: *mut Column,
+}
+// SAFETY: only dereferenced at disjoint chunks (see `CachePtr::chunk`).
+unsafe impl Send for CachePtr {}
+unsafe impl Sync for CachePtr {}
+
+impl CachePtr {
+    /// Chunk `index`.
+    ///
+    /// # Safety
+    /// `index` must be in bounds of the cache this came from, which must outlive `'a`, and
+    /// nothing else may use that chunk during `'a`.
+    pub unsafe fn chunk<'a>(self, index: usize) -> Chunk<'a> {
+        // SAFETY: per the contract.
+        unsafe {
+            Chunk {
+                head: &mut *self.heads.add(index),
+                r: &mut (*self.r.add(index)).0,
+                c: &mut (*self.c.add(index)).0,
+                hi: &mut (*self.hi.add(index)).0,
+                off: &mut (*self.off.add(index)).0,
+                theta: &mut (*self.theta.add(index)).0,
+                inv_sin: &mut (*self.inv_sin.add(index)).0,
+            }
+        }
+    }
+}
+
+impl CachePtr {
+    /// Prefetches what chunk `index`'s refresh will read, ahead of time, so that the misses
+    /// overlap the hot loop of the chunks before it: with `rows` `None` its `hi` column, with
+    /// its rows (`rows` of the chunk) the rows that are due. Nothing when it has no row due.
+    ///
+    /// A folding chunk ([`Head::derive`]) reads its rows only at the rare boundary or
+    /// dropped segment: only its `hi` column is prefetched.
+    ///
+    /// # Safety
+    /// As [`chunk`](Self::chunk), for the duration of the call.
+    #[inline(always)]
+    pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
+        // SAFETY: per the contract.
+        let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
+        if head.dirty || head.state != State::Fast || (rows.is_some() && head.derive) {
+            return;
+        }
+        let w = now[head.kind as usize] - head.epoch;
+        if !(w >= 0.0 && w < head.rebase_at) {
+            return;
+        }
+        let w = w as f32;
+        if w < head.min_hi {
+            return;
+        }
+        match rows {
+            None => {
+                for line in hi.chunks(16) {
+                    prefetch(line.as_ptr());
+                }
+            }
+            Some(rows) => {
+                let mut bits = due_mask(hi, w, rows.len());
+                while bits != 0 {
+                    prefetch(&rows[bits.trailing_zeros() as usize]);
+                    bits &= bits - 1;
+                }
+            }
+        }
+    }
+}
+
+/// The per-chunk state of the cache.
+#[derive(Clone, Copy)]
+pub(crate) struct Head {
+    epoch: f64,
+    /// Relative world time at which the chunk is re-based.
+    rebase_at: f64,
+    /// Smallest `hi` of the chunk: below it no row needs the exact path.
+    min_hi: f32,
+    /// Largest `|r|` since the last re-base.
+    max_r: f32,
+    state: State,
+    /// Rows changed since `state` was decided.
+    dirty: bool,
+    /// Every row has `r[0]` (and `c[0]`, `off[0]`): read one instead of the columns.
+    same_r: bool,
+    same_all: bool,
+    /// Time kind, ease and loop type bits of every row (Fast only).
+    kind: u8,
+    ease: u8,
+    loop_type: u8,
+    /// Lanes of the chunk's widest row (`batch::lane_count`).
+    lanes: u8,
+    /// The rows with another adapter than lerp (found by `classify`).
+    adapters: AdapterMasks,
+    /// Every row loops for ever, forward, without a delay between loops: the hot loop folds
+    /// whole loops into each row's segment ([`fold`]), and a re-base moves the segments
+    /// along ([`segment::rebased`]).
+    derive: bool,
+}
+
+impl Default for Head {
+    fn default() -> Self {
+        Self {
+            epoch: 0.0,
+            rebase_at: -1.0,
+            min_hi: f32::NEG_INFINITY,
+            max_r: 0.0,
+            state: State::Slow,
+            dirty: true,
+            same_r: false,
+            same_all: false,
+            kind: 0,
+            ease: 0,
+            loop_type: 0,
+            lanes: 1,
+            adapters: AdapterMasks::default(),
+            derive: false,
+        }
+    }
+}
+
+/// One chunk of the cache.
+pub(crate) struct Chunk<'a> {
+    head: &'a mut Head,
+    r: &'a mut [f32; CHUNK],
+    c: &'a mut [f32; CHUNK],
+    hi: &'a mut [f32; CHUNK],
+    off: &'a mut [f32; CHUNK],
+    theta: &'a mut [f32; CHUNK],
+    inv_sin: &'a mut [f32; CHUNK],
+}
+
+impl Head {
+    /// Decides Fast or Slow from the rows.
+    fn classify(&mut self, rows: &[MotionRow]) {
+        let first = rows[0].flags;
+        let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
+        let mut gapless = true;
+        let key_mask = 0x3ff | (3 << FLAG_TIME_KIND_SHIFT); // ease, loop type, time kind
+        for r in rows {
+            differ |= (r.flags ^ first) & key_mask;
+            lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
+            adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
+            excluded |= r.flags & FLAG_CHILD != 0;
+            // Infinite loops, a forward clock, loops back to back (a first-loop delay is
+            // over by the first moving segment; an every-loop one is a gap).
+            gapless &= r.loops < 0
+                && r.speed > 0.0
+                && r.speed.is_finite()
+                && r.duration > 0.0
+                && (r.flags & FLAG_EVERY_LOOP_DELAY == 0 || r.delay == 0.0);
+        }
+        let ease = first & 0xff;
+        // Circ eases have an infinite slope at their ends, where the segment's rounding
+        // (≈1e-6 in x) would show; parametric ones read their parameter lanes.
+        let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc]
+            .iter()
+            .any(|&e| e as u32 == ease);
+        let fast = differ == 0 && !excluded && !circ && ease < PARAMETRIC_BASE;
+        let key = (
+            ((first >> FLAG_TIME_KIND_SHIFT) & 3) as u8,
+            ease as u8,
+            ((first >> 8) & 3) as u8,
+        );
+        // (A folded segment means another thing than a per-loop one: either change drops them.)
+        let same = self.state == State::Fast
+            && key == (self.kind, self.ease, self.loop_type)
+            && gapless == self.derive;
+        if !same {
+            // Segments made for other rows (or none): refresh every row on first use.
+            self.rebase_at = -1.0;
+        }
+        (self.kind, self.ease, self.loop_type) = key;
+        self.lanes = batch::lane_count(lanes) as u8;
+        self.adapters = if adapters != 0 {
+            AdapterMasks::of(rows)
+        } else {
+            AdapterMasks::default()
+        };
+        self.derive = gapless;
+        self.state = if fast { State::Fast } else { State::Slow };
+        self.dirty = false;
+    }
+
+    /// Re-base limit for the current `max_r`, with a per-chunk stretch so that chunks made
+    /// together do not all re-base (refresh every row) in the same update.
+    fn rebase_limit(&self, index: usize) -> f64 {
+        let jitter = 1.0 + ((index * 7) % 16) as f64 / 32.0;
+        let span = if self.max_r > 0.0 {
+            (PRECISION_SPAN / f64::from(self.max_r)).min(REBASE_MAX_S)
+        } else {
+            REBASE_MAX_S
+        };
+        span * jitter
+    }
+}
+
+impl Chunk<'_> {
+    /// Moves the epoch to `w` (absolute): every segment is dropped (refreshed on this update).
+    fn rebase(&mut self, w: f64, index: usize) {
+        let head = &mut *self.head;
+        head.epoch = w;
+        *self.hi = [f32::NEG_INFINITY; CHUNK];
+        head.min_hi = f32::NEG_INFINITY;
+        head.max_r = 0.0;
+        head.rebase_at = head.rebase_limit(index);
+    }
+
+    /// [`rebase`](Self::rebase) for a chunk whose segments were made for its current rows
+    /// ([`Head::derive`]): every moving (folded) segment is moved to the new epoch and the
+    /// loop it lies in ([`segment::rebased`]), reading the rows (in order) but not evaluating
+    /// them; the others are dropped.
+    fn rebase_derived(&mut self, rows: &[MotionRow], w: f64, index: usize) {
+        let head = &mut *self.head;
+        let from = head.epoch;
+        head.epoch = w;
+        let n = rows.len();
+        let lt = head.loop_type;
+        // Incremental's offsets (folded segments of the other loop types leave `off` at 0).
+        let uses_off = lt == 2;
+        // Rows made together (a burst) have the same timing and segment: one re-base each run.
+        let mut last: Option<(&MotionRow, Segment, Segment)> = None;
+        for (i, row) in rows.iter().enumerate() {
+            let old = Segment {
+                r: self.r[i],
+                c: self.c[i],
+                hi: self.hi[i],
+                off: self.off[i],
+            };
+            let s = match last {
+                Some((prev, prev_old, s))
+                    if same_segment(&prev_old, &old) && same_timing(prev, row) =>
+                {
+                    s
+                }
+                _ => {
+                    let s = segment::rebased(row, lt, old, from, w).unwrap_or(segment::NONE);
+                    last = Some((row, old, s));
+                    s
+                }
+            };
+            // (Yoyo's direction changes with the loop; a dropped row keeps its stale `r`.)
+            if s.hi != f32::NEG_INFINITY {
+                self.r[i] = s.r;
+            }
+            self.c[i] = s.c;
+            self.hi[i] = s.hi;
+            if uses_off {
+                self.off[i] = s.off;
+            }
+        }
+        // The rows that kept a segment got theirs from their own timing: a chunk that shared
+        // one still does only if the new `c`s (and offsets) agree too.
+        let (r0, c0, off0) = (
+            self.r[0].to_bits(),
+            self.c[0].to_bits(),
+            self.off[0].to_bits(),
+        );
+        // (Every `r` is written or kept: a chunk whose rows have come to share one, such as
+        // rows that left a first-loop delay at different times, shares it again.)
+        head.same_r = self.r[..n].iter().all(|r| r.to_bits() == r0);
+        head.same_all &= head.same_r
+            && self.c[..n].iter().all(|c| c.to_bits() == c0)
+            && (!uses_off || self.off[..n].iter().all(|o| o.to_bits() == off0));
+        head.min_hi = min_of(self.hi, n);
+        head.rebase_at = head.rebase_limit(index);
+    }
+}
+
+/// Whether two segments are the same, bit for bit.
+#[inline(always)]
+fn same_segment(a: &Segment, b: &Segment) -> bool {
+    [a.r, a.c, a.hi, a.off].map(f32::to_bits) == [b.r, b.c, b.hi, b.off].map(f32::to_bits)
+}
+
+/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
+/// `p` is scratch space (the caller's, so it is not zeroed per chunk). Returns whether the
+/// chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
+/// `cpu::evaluate_range`); `AVX2` says whether that one has AVX2 (and so SSE4.1's `roundps`).
+#[inline(always)]
+pub(crate) fn evaluate_chunk<const AVX2: bool>(
+    mut chunk: Chunk<'_>,
+    index: usize,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    now: &[f64; 3],
+    p: &mut [f32; CHUNK],
+) -> bool {
+    if chunk.head.dirty {
+        chunk.head.classify(rows);
+        let quat = chunk.head.adapters.quat;
+        if quat != 0 {
+            QuatColumns::fill(rows, quat, chunk.theta, chunk.inv_sin);
+        }
+    }
+    if chunk.head.state == State::Slow {
+        batch::evaluate(rows, columns, now);
+        return true;
+    }
+    let w_abs = now[chunk.head.kind as usize];
+    let mut w = w_abs - chunk.head.epoch;
+    if !(w >= 0.0 && w < chunk.head.rebase_at) {
+        // A chunk past its re-base time moves its segments along; one that was invalidated
+        // (`rebase_at` < 0) or cannot derive drops them.
+        if chunk.head.derive && chunk.head.rebase_at > 0.0 && w >= chunk.head.rebase_at {
+            chunk.rebase_derived(rows, w_abs, index);
+        } else {
+            chunk.rebase(w_abs, index);
+        }
+        w = 0.0;
+    }
+    let w = w as f32;
+    let fold = chunk.head.derive;
+    let near = if chunk.head.same_all {
+        // A burst: one segment for the whole chunk.
+        let s = Segment {
+            r: chunk.r[0],
+            c: chunk.c[0],
+            hi: chunk.hi[0],
+            off: chunk.off[0],
+        };
+        let ease = Ease::from_bits(u32::from(chunk.head.ease));
+        let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
+        let (e, near) = if fold {
+            fold::fold_segment(ease, chunk.head.loop_type, &s, w)
+        } else {
+            (segment_eased(ease, chunk.head.loop_type, &s, w), false)
+        };
+        p.fill(e);
+        near
+    } else if fold {
+        fold::eased::<AVX2>(&chunk, w, p)
+    } else {
+        eased(&chunk, w, p);
+        false
+    };
+    // (Checked here: most updates of a chunk have no row due, and `refresh` is not inlined.)
+    if near || w >= chunk.head.min_hi {
+        refresh(&mut chunk, index, rows, w_abs, w, p);
+    }
+    let quat = QuatColumns {
+        theta: chunk.theta,
+        inv_sin: chunk.inv_sin,
+    };
+    lerp_lanes(chunk.head, rows, columns, p, quat, now);
+    false
+}
+
+/// The eased progress of every row from its segment (garbage for rows past theirs, which
+/// [`refresh()`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
+/// type), over the whole chunk: a fixed count compiles to vector code without a scalar tail.
+#[inline(always)]
+fn eased(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
+    macro_rules! dispatch {
+        ($($ease:ident),*) => {
+            match Ease::from_bits(u32::from(chunk.head.ease)) {
+                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, p),)*
+                None => by_loop(|x| x, chunk, w, p),
+            }
+        };
+    }
+    with_every_ease!(dispatch);
+}
+
+#[inline(always)]
+fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
+    let (c, off) = (&*chunk.c, &*chunk.off);
+    if chunk.head.same_r {
+        // One `w·r` for the chunk (the same product as per row): only `c` is read.
+        let wr = w * chunk.r[0];
+        by_loop_with(&f, chunk.head.loop_type, p, c, off, |_| wr);
+    } else {
+        let r = &*chunk.r;
+        by_loop_with(&f, chunk.head.loop_type, p, c, off, |i| w * r[i]);
+    }
+}
+
+#[inline(always)]
+fn by_loop_with(
+    f: impl Fn(f32) -> f32,
+    loop_type: u8,
+    p: &mut [f32; CHUNK],
+    c: &[f32; CHUNK],
+    off: &[f32; CHUNK],
+    wr: impl Fn(usize) -> f32,
+) {
+    let x = |i: usize| (wr(i) + c[i]).clamp(0.0, 1.0);
+    match loop_type {
+        // Flip: a mirrored loop is 1 − E.
+        1 => {
+            for (i, p) in p.iter_mut().enumerate() {
+                let e = f(x(i));
+                *p = if off[i] != 0.0 { 1.0 - e } else { e };
+            }
+        }
+        // Incremental: E(1)·k + E.
+        2 => {
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = off[i] + f(x(i));
+            }
+        }
+        // Restart, and Yoyo (whose backward loops are folded into r and c).
+        _ => {
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = f(x(i));
+            }
+        }
+    }
+}
+
+/// `out = lerp(from, to, p)` for every lane in use; other adapters after (quaternion rows in
+/// SIMD groups, see [`lanes`](super::lanes)).
+#[inline(always)]
+fn lerp_lanes(
+    chunk: &Head,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    p: &[f32; CHUNK],
+    quat: QuatColumns<'_>,
+    now: &[f64; 3],
+) {
+    let Columns { lanes, outputs, .. } = columns;
+    let [l0, l1, l2, l3, ..] = lanes;
+    super::lanes::values(
+        rows,
+        [l0, l1, l2, l3],
+        outputs,
+        p,
+        quat,
+        usize::from(chunk.lanes),
+        chunk.adapters,
+        now,
+    );
+}
+
+#[path = "cache_refresh.rs"]
+mod refresh;
+
+#[path = "cache_fold.rs"]
+mod fold;
+
+#[cfg(test)]
+#[path = "cache_tests.rs"]
+mod tests;

@@ -1,0 +1,354 @@
+//! Whole loops folded into the segment cache's hot loop, for chunks whose rows loop for ever,
+//! forward and back to back ([`Head::derive`](super::Head)): a row's moving segment
+//! `v = w·r + c`, made for one loop, serves every later loop of the epoch. `v` is folded into
+//! the loop it lands in (`x = v − ⌊v⌋`, Yoyo's a triangle wave of `v`) and `⌊v⌋` gives the
+//! loops since the segment's first (Flip's mirror, Incremental's offset; see
+//! [`segment::folded`](super::segment::folded)), so a loop end costs nothing. Rows within the
+//! margins of a boundary (`x` within `segment::LOOP_MARGIN_X + segment::TIME_MARGIN_X·|r|` of
+//! 0 or 1, where the reference's loop index could round either way) take the exact path for
+//! that update and keep their segment. A child of [`super`] (a file of its own: `cache.rs` is
+//! long), so it shares the cache's private state.
+//!
+//! Precision is as with a segment per loop: within an epoch `w·r` stays below
+//! `1.5·PRECISION_SPAN` and `c` within `[−1.5·PRECISION_SPAN, 2]`, so `|v| < 8` carries an
+//! f32 rounding of < 1e-6 (the exact `v − ⌊v⌋` adds none), far inside the margins; a re-base
+//! ([`segment::rebased`](super::segment::rebased)) restarts `c` from the row in f64, so
+//! nothing accumulates over loops or epochs.
+
+use super::segment::{Segment, LOOP_MARGIN_X, TIME_MARGIN_X};
+use super::{Chunk, CHUNK};
+use crate::core::ease::{with_every_ease, Ease};
+
+/// `⌊v⌋` for `|v| < 2²²` by the nearest-integer trick, so that the loop vectorises without
+/// SSE4.1's `roundps` (the baseline x86-64 build, where `f32::floor` is a libm call); larger
+/// `|v|` (never in a live segment) or NaN gives a finite garbage or NaN, never a fault. With
+/// `AVX2`, `roundps` itself (one instruction instead of four). Both are exact, so the two
+/// builds fold alike.
+#[inline(always)]
+fn floor32<const AVX2: bool>(v: f32) -> f32 {
+    if AVX2 {
+        return v.floor();
+    }
+    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
+    let rounded = (v + MAGIC) - MAGIC;
+    if rounded > v {
+        rounded - 1.0
+    } else {
+        rounded
+    }
+}
+
+/// One row's eased progress from its folded segment (`r`, `c`, `off`, see
+/// [`segment::folded`](super::segment::folded)) at relative time `w`,
+/// loop type `LT` ([`LoopType`](crate::LoopType)'s discriminant), ease `f` with `e1 = f(1)`;
+/// and its position `x` in the loop it lands in, which [`near`] checks against the margins
+/// (near a boundary the progress is garbage: the exact path's replaces it). A constant
+/// segment (`r = 0`, `c` in `[0, 1)`, see [`segment::folded`](super::segment::folded)) folds
+/// to itself.
+#[inline(always)]
+pub(super) fn fold<const LT: u8, const AVX2: bool>(
+    f: &impl Fn(f32) -> f32,
+    e1: f32,
+    r: f32,
+    c: f32,
+    off: f32,
+    w: f32,
+) -> (f32, f32) {
+    let v = w * r + c;
+    if LT == 3 {
+        // Yoyo: forward on even loops, backward on odd ones (`v` counts from an even loop,
+        // see `segment::folded`): a triangle wave. `v − 2·round(v/2)` is exact.
+        let x = (v - 2.0 * floor32::<AVX2>(v * 0.5 + 0.5)).abs();
+        return (f(x), x);
+    }
+    let j = floor32::<AVX2>(v);
+    let x = v - j; // exact
+    let e = f(x);
+    let e = match LT {
+        // Flip: mirrored on odd loops (`v` counts from an even loop, see `segment::folded`);
+        // `⌊v⌋` is odd where `v/2` has a fraction of at least a half (both exact).
+        1 => {
+            let h = v * 0.5;
+            if h - floor32::<AVX2>(h) >= 0.5 {
+                1.0 - e
+            } else {
+                e
+            }
+        }
+        // Incremental: `E(1)·k` of the segment's loop plus `E(1)` per loop since.
+        2 => off + e1 * j + e,
+        _ => e,
+    };
+    (e, x)
+}
+
+/// The margin of a segment of slope `r` in `x`: `segment::end_of`'s, converted.
+#[inline(always)]
+fn margin(r: f32) -> f32 {
+    LOOP_MARGIN_X + TIME_MARGIN_X * r.abs()
+}
+
+/// Whether a row at `x` ([`fold`]) of a segment of slope `r` is within the margins of a loop
+/// boundary. Constant segments never are.
+#[inline(always)]
+fn near(x: f32, r: f32) -> bool {
+    let m = margin(r);
+    (r != 0.0) & ((x < m) | (x > 1.0 - m))
+}
+
+/// [`fold`] for one segment (a burst chunk's shared one) with a loop type known at run time,
+/// and whether it is [`near`] a boundary.
+#[inline(always)]
+pub(super) fn fold_segment(
+    f: impl Fn(f32) -> f32,
+    loop_type: u8,
+    s: &Segment,
+    w: f32,
+) -> (f32, bool) {
+    let (e, x) = match loop_type {
+        1 => fold::<1, false>(&f, 0.0, s.r, s.c, s.off, w),
+        2 => fold::<2, false>(&f, f(1.0), s.r, s.c, s.off, w),
+        3 => fold::<3, false>(&f, 0.0, s.r, s.c, s.off, w),
+        _ => fold::<0, false>(&f, 0.0, s.r, s.c, s.off, w),
+    };
+    (e, near(x, s.r))
+}
+
+/// The eased progress of every row of a folding chunk (garbage for rows near a boundary or
+/// past their segment's end, which [`super::refresh()`] overwrites, and past a short chunk's
+/// end); returns whether any row may be near a boundary. One monomorphic loop per (ease, loop
+/// type), over the whole chunk, as [`super::eased`].
+#[inline(always)]
+pub(super) fn eased<const AVX2: bool>(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) -> bool {
+    macro_rules! dispatch {
+        ($($ease:ident),*) => {
+            match Ease::from_bits(u32::from(chunk.head.ease)) {
+                $(Some(Ease::$ease) => by_loop::<AVX2>(|x| Ease::$ease.evaluate(x), chunk, w, p),)*
+                None => by_loop::<AVX2>(|x| x, chunk, w, p),
+            }
+        };
+    }
+    with_every_ease!(dispatch)
+}
+
+#[inline(always)]
+fn by_loop<const AVX2: bool>(
+    f: impl Fn(f32) -> f32,
+    chunk: &Chunk<'_>,
+    w: f32,
+    p: &mut [f32; CHUNK],
+) -> bool {
+    match chunk.head.loop_type {
+        1 => by_row::<1, AVX2>(&f, 0.0, chunk, w, p),
+        2 => by_row::<2, AVX2>(&f, f(1.0), chunk, w, p),
+        3 => by_row::<3, AVX2>(&f, 0.0, chunk, w, p),
+        _ => by_row::<0, AVX2>(&f, 0.0, chunk, w, p),
+    }
+}
+
+#[inline(always)]
+fn by_row<const LT: u8, const AVX2: bool>(
+    f: &impl Fn(f32) -> f32,
+    e1: f32,
+    chunk: &Chunk<'_>,
+    w: f32,
+    p: &mut [f32; CHUNK],
+) -> bool {
+    let (c, off) = (&*chunk.c, &*chunk.off);
+    if chunk.head.same_r {
+        // One margin for the chunk: the smallest and largest `x` say whether any row is near.
+        // Compared as integers (the bits of floats ≥ 0 order as the floats do; a negative
+        // `x` is negative as an integer too, so it counts as small): integer min/max
+        // reductions vectorise, float ones do not without fast-math.
+        let r0 = chunk.r[0];
+        let (mut lo, mut hi) = (i32::MAX, i32::MIN);
+        for (i, p) in p.iter_mut().enumerate() {
+            let (e, x) = fold::<LT, AVX2>(f, e1, r0, c[i], off[i], w);
+            *p = e;
+            let bits = x.to_bits() as i32;
+            lo = lo.min(bits);
+            hi = hi.max(bits);
+        }
+        let m = margin(r0);
+        // (A constant chunk, `r0` = 0, is never near.)
+        (r0 != 0.0) & ((lo < m.to_bits() as i32) | (hi > (1.0 - m).to_bits() as i32))
+    } else {
+        let r = &*chunk.r;
+        // An integer OR, which vectorises (a bool one may not).
+        let mut any = 0u32;
+        for (i, p) in p.iter_mut().enumerate() {
+            let (e, x) = fold::<LT, AVX2>(f, e1, r[i], c[i], off[i], w);
+            *p = e;
+            any |= u32::from(near(x, r[i]));
+        }
+        any != 0
+    }
+}
+
+/// Bit `i` set where row `i` (of `n`) of a folding chunk is near a loop boundary at `w`: the
+/// same arithmetic as the hot loop (the ease does not enter it, and both floors are exact),
+/// with `r[0]` for every row while the chunk shares it.
+pub(super) fn near_mask(
+    same_r: bool,
+    loop_type: u8,
+    [r, c, off]: [&[f32; CHUNK]; 3],
+    w: f32,
+    n: usize,
+) -> u64 {
+    let near = match loop_type {
+        1 => mask_of::<1>(same_r, [r, c, off], w),
+        2 => mask_of::<2>(same_r, [r, c, off], w),
+        3 => mask_of::<3>(same_r, [r, c, off], w),
+        _ => mask_of::<0>(same_r, [r, c, off], w),
+    };
+    // Entries past a short last chunk are stale.
+    if n < CHUNK {
+        near & ((1u64 << n) - 1)
+    } else {
+        near
+    }
+}
+
+/// [`near_mask`] for one loop type, over the whole chunk: the flags as integers first (a
+/// plain loop, which vectorises), then packed eight at a time (a compare and a move-mask per
+/// vector, as `refresh::due_mask`).
+#[inline(always)]
+fn mask_of<const LT: u8>(same_r: bool, [r, c, off]: [&[f32; CHUNK]; 3], w: f32) -> u64 {
+    let id = |x: f32| x;
+    let mut flags = [0u32; CHUNK];
+    let flag =
+        |ri: f32, i: usize| u32::from(near(fold::<LT, false>(&id, 0.0, ri, c[i], off[i], w).1, ri));
+    // (Two loops: a select of `r[0]` or `r[i]` inside one keeps it from vectorising.)
+    if same_r {
+        for (i, f) in flags.iter_mut().enumerate() {
+            *f = flag(r[0], i);
+        }
+    } else {
+        for (i, f) in flags.iter_mut().enumerate() {
+            *f = flag(r[i], i);
+        }
+    }
+    let mut mask = 0u64;
+    for (k, group) in flags.chunks_exact(8).enumerate() {
+        let mut byte = 0u64;
+        for (j, &flag) in group.iter().enumerate() {
+            byte |= u64::from(flag != 0) << j;
+        }
+        mask |= byte << (8 * k);
+    }
+    mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::segment::{folded, rebased, segment};
+    use super::*;
+    use crate::core::row::{pack_flags, MotionRow};
+    use crate::core::settings::{DelayType, LoopType, TimeKind};
+    use crate::eval::progress;
+    use bytemuck::Zeroable;
+
+    #[test]
+    fn floor32_is_floor() {
+        for v in [
+            -7.5f32,
+            -2.0,
+            -1e-30,
+            -0.0,
+            0.0,
+            0.3,
+            1.0,
+            1.999_999_9,
+            6.999_999,
+            4.0e6,
+        ] {
+            assert_eq!(floor32::<false>(v), v.floor(), "{v}");
+        }
+    }
+
+    fn row(ease: Ease, speed: f32, delay: f32, lt: LoopType, dt: DelayType) -> MotionRow {
+        let mut r = MotionRow {
+            duration: 2.0,
+            delay,
+            loops: -1,
+            speed,
+            flags: pack_flags(ease, lt, dt, TimeKind::Scaled, 1, 0),
+            ..MotionRow::zeroed()
+        };
+        r.anchor(10.0, 0.0);
+        r
+    }
+
+    /// Walks rows that loop for ever, forward and back to back, through hundreds of loop
+    /// ends on one folded segment per epoch (made once from the reference, then only moved
+    /// by [`rebased`] at each re-base): every prediction away from a boundary within the
+    /// tolerance of the reference, the boundaries flagged, and the reference needed only
+    /// there.
+    #[test]
+    fn folded_segments_predict_the_reference() {
+        for ease in [Ease::OutQuad, Ease::InOutSine, Ease::OutBack, Ease::Linear] {
+            for lt in LoopType::ALL {
+                for (dt, delay) in [(DelayType::FirstLoop, 0.5f32), (DelayType::EveryLoop, 0.0)] {
+                    for speed in [1.0f32, 0.5, 3.7] {
+                        walk(row(ease, speed, delay, lt, dt), lt as u8);
+                    }
+                }
+            }
+        }
+    }
+
+    fn walk(r: MotionRow, lt: u8) {
+        let f = |x: f32| r.ease().evaluate(x);
+        let mut epoch = 11.0;
+        // Start inside the second loop, from the reference.
+        let mut w = 10.0 + f64::from(r.delay + 2.5) / f64::from(r.speed);
+        let mut s = folded(lt, segment(&r, w, epoch, &progress(&r, r.clock(w))));
+        assert!(s.hi == f32::INFINITY, "{r:?}");
+        let (mut checked, mut near, mut loops) = (0, 0, 0.0f32);
+        while w < 400.0 {
+            w += 0.013;
+            if w - epoch > 7.0 {
+                let to = w - 0.005;
+                s = rebased(&r, lt, s, epoch, to).expect("a live folded segment re-bases");
+                let span = if matches!(lt, 1 | 3) { 2.0 } else { 1.0 };
+                assert!((0.0..=span).contains(&s.c) && s.r > 0.0, "{s:?}");
+                epoch = to;
+            }
+            let rel = (w - epoch) as f32;
+            let (got, is_near) = fold_segment(f, lt, &s, rel);
+            loops = loops.max((rel * s.r + s.c).floor());
+            let want = progress(&r, r.clock(w)).eased;
+            if is_near {
+                near += 1;
+                continue;
+            }
+            checked += 1;
+            assert!(
+                (got - want).abs() < 2e-5 * want.abs().max(1.0),
+                "{r:?} w {w}: {got} vs {want}"
+            );
+        }
+        // Several loops per epoch, and few updates on the exact path.
+        assert!(loops >= 2.0 || r.speed < 1.0, "{loops}");
+        assert!(near * 100 < checked, "{near} near of {checked}");
+    }
+
+    /// The margin check flags exactly the rows within the margins of a boundary: a step of
+    /// 1e-6 s across a loop end of a Restart segment is near on both sides, and a row a
+    /// margin and a bit away is not.
+    #[test]
+    fn near_flags_the_boundary() {
+        let id = |x: f32| x;
+        // r = 0.5 loops/s, loop end at w = 2.
+        let (r, c) = (0.5, 0.0);
+        let near_at = |r: f32, w: f32| near(fold::<0, false>(&id, 0.0, r, c, 0.0, w).1, r);
+        for w in [1.999_999, 2.0, 2.000_001, 0.0, 4.0] {
+            assert!(near_at(r, w), "{w}");
+        }
+        for w in [1.999, 2.001, 0.5, 3.0] {
+            assert!(!near_at(r, w), "{w}");
+        }
+        // Constant segments are never near.
+        assert!(!near_at(0.0, 1.0));
+    }
+}

@@ -1,0 +1,319 @@
+//! Tests of the segment cache against the reference (a file of their own: `cache.rs` is long).
+
+use super::*;
+use crate::core::row::pack_flags;
+use crate::core::settings::{DelayType, LoopType, TimeKind};
+use crate::core::value::row_value;
+use bytemuck::Zeroable;
+
+use crate::exec::cpu::test_rng::Rng;
+
+/// Chunks of one ease, loop type and time kind each (the cache's case), with random
+/// timing, evaluated over many updates: every value within the conformance tolerance of
+/// the reference, and bit for bit on updates where every row takes the exact path.
+#[test]
+fn cached_values_follow_the_reference() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let mut now = [5.0, 3.0, 1.0];
+    let mut rows = Vec::new();
+    for chunk in 0..48 {
+        let ease = rng.pick(&Ease::ALL);
+        let lt = rng.pick(&LoopType::ALL);
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let dt = rng.pick(&[DelayType::FirstLoop, DelayType::EveryLoop]);
+        let burst = chunk % 3 == 0;
+        let template_clock = rng.unit() * 10.0;
+        for _ in 0..CHUNK {
+            let mut row = MotionRow {
+                speed: rng.pick(&[1.0, 2.0, 0.5, 0.0, -1.0, 3.7]),
+                duration: rng.pick(&[0.25, 0.3, 1.0, 2.5, 0.05]),
+                delay: rng.pick(&[0.0, 0.0, 0.1, 0.5]),
+                loops: rng.pick(&[-1, 1, 2, 3, 7]),
+                flags: pack_flags(ease, lt, dt, kind, 1 + (rng.next() % 4) as usize, 0),
+                ..MotionRow::zeroed()
+            };
+            if burst {
+                row.speed = 1.0;
+                row.duration = 1.0;
+            }
+            row.anchor(
+                now[kind as usize],
+                start_clock(&mut rng, burst, template_clock),
+            );
+            rows.push(row);
+        }
+    }
+    let steps = [1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0];
+    follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, false);
+}
+
+/// Chunks whose rows loop for ever, forward and back to back (the chunks that fold whole
+/// loops into one segment and re-base without the exact path), staggered and in
+/// bursts, with short loops (hundreds of loop ends per row) over a long run (many re-bases),
+/// every loop type, both delay types (a first-loop delay; an every-loop delay of 0), and
+/// steps from 0 to more than a loop: within the tolerance of the reference at every update.
+/// Chunks with one row that cannot derive (a negative or zero speed, an every-loop delay,
+/// finite loops) keep the exact path at loop ends, and are checked the same way.
+#[test]
+fn derived_segments_follow_the_reference() {
+    let mut rng = Rng(0x853c_49e6_748f_ea9b);
+    let now = [12_345.6, 3.0, 777.7];
+    let mut rows = Vec::new();
+    let mut gapless = Vec::new();
+    for chunk in 0..64 {
+        let ease = rng.pick(&Ease::ALL);
+        let lt = LoopType::ALL[chunk % 4];
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let burst = chunk % 8 == 1;
+        let poison = chunk % 8 == 7;
+        let template_clock = rng.unit() * 10.0;
+        for k in 0..CHUNK {
+            let (dt, delay) = if rng.next().is_multiple_of(2) {
+                (DelayType::EveryLoop, 0.0)
+            } else {
+                (DelayType::FirstLoop, rng.pick(&[0.0, 0.1, 0.5]))
+            };
+            let mut row = MotionRow {
+                speed: rng.pick(&[1.0, 2.0, 0.5, 3.7, 0.25]),
+                duration: rng.pick(&[0.25, 0.3, 1.0, 2.5, 0.05]),
+                delay,
+                loops: -1,
+                flags: pack_flags(ease, lt, dt, kind, 1 + (rng.next() % 4) as usize, 0),
+                ..MotionRow::zeroed()
+            };
+            if burst {
+                (row.speed, row.duration, row.delay) = (1.0, 0.3, 0.0);
+            }
+            if poison && k == 17 {
+                match (chunk / 8) % 4 {
+                    0 => row.speed = -1.0,
+                    1 => row.speed = 0.0,
+                    2 => {
+                        row.flags = pack_flags(ease, lt, DelayType::EveryLoop, kind, 1, 0);
+                        row.delay = 0.2;
+                    }
+                    _ => row.loops = 500,
+                }
+            }
+            row.anchor(
+                now[kind as usize],
+                start_clock(&mut rng, burst, template_clock),
+            );
+            rows.push(row);
+        }
+        gapless.push(!poison);
+    }
+    let steps = [
+        1.0 / 60.0,
+        1.0 / 60.0,
+        1.0 / 60.0,
+        1.0 / 144.0,
+        0.0,
+        0.1,
+        0.75,
+    ];
+    for with_avx2 in builds() {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 6000, &steps, with_avx2);
+        for (index, &gapless) in gapless.iter().enumerate() {
+            assert_eq!(cache.heads[index].derive, gapless, "chunk {index}");
+        }
+    }
+}
+
+/// Chunks that fold whole loops into the hot loop, each with one slope (the benchmark's case:
+/// rows made with the same speed and duration, clocks staggered), every loop type, some with
+/// a first-loop delay; the clocks on a lattice of 1/600 s, so that 60 fps steps land rows
+/// exactly on loop boundaries (the margins' exact path) at many updates; over many loops and
+/// re-bases, in both builds: within the tolerance of the reference at every update. After
+/// the run, the rows hold folded segments (`hi` = +∞) and each chunk shares one `r` (Yoyo's
+/// too, whose backward loops fold into `c`, see `segment::folded`).
+#[test]
+fn folded_chunks_follow_the_reference() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let now = [100.0, 0.0, 5_000.25];
+    let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc];
+    let mut rows = Vec::new();
+    for chunk in 0..40 {
+        let ease = loop {
+            let e = rng.pick(&Ease::ALL);
+            if !circ.contains(&e) {
+                break e;
+            }
+        };
+        let lt = LoopType::ALL[chunk % 4];
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let speed = rng.pick(&[1.0, 1.0, 0.5, 2.0, 3.7]);
+        let duration = rng.pick(&[2.0, 0.5, 1.0, 0.3, 0.05]);
+        let delay = if chunk % 5 == 4 { 0.4 } else { 0.0 };
+        for k in 0..CHUNK {
+            let mut row = MotionRow {
+                speed,
+                duration,
+                delay,
+                loops: -1,
+                flags: pack_flags(
+                    ease,
+                    lt,
+                    DelayType::FirstLoop,
+                    kind,
+                    1 + (rng.next() % 4) as usize,
+                    0,
+                ),
+                ..MotionRow::zeroed()
+            };
+            let clock = ((k * 37 + chunk * 11) % 700) as f64 / 600.0 - 0.2;
+            row.anchor(now[kind as usize], clock);
+            rows.push(row);
+        }
+    }
+    let steps = [1.0 / 60.0; 8]
+        .into_iter()
+        .chain([1.0 / 120.0, 0.0, 0.5])
+        .collect::<Vec<_>>();
+    for with_avx2 in builds() {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 4000, &steps, with_avx2);
+        for (index, head) in cache.heads.iter().enumerate() {
+            assert!(head.derive && head.state == State::Fast, "chunk {index}");
+            let folded = cache.hi[index].0.iter().filter(|&&h| h == f32::INFINITY);
+            assert!(folded.count() >= CHUNK - 4, "chunk {index}");
+            assert!(head.same_r, "chunk {index}");
+        }
+    }
+}
+
+/// A row's clock at the start of a test: the chunk's shared one in a burst, else its own in
+/// `[-1, 9)`.
+fn start_clock(rng: &mut Rng, burst: bool, template: f64) -> f64 {
+    if burst {
+        template
+    } else {
+        rng.unit() * 10.0 - 1.0
+    }
+}
+
+/// The builds to check: the baseline, and AVX2 as the executor runs it where it can (the
+/// baseline twice elsewhere).
+fn builds() -> [bool; 2] {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
+    [false, avx2]
+}
+
+/// [`evaluate_chunk`] compiled for AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn evaluate_chunk_avx2(
+    chunk: Chunk<'_>,
+    index: usize,
+    rows: &[MotionRow],
+    columns: Columns<'_>,
+    now: &[f64; 3],
+    p: &mut [f32; CHUNK],
+) {
+    evaluate_chunk::<true>(chunk, index, rows, columns, now, p);
+}
+
+/// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
+/// `now`, each advanced by a step picked from `steps`, re-anchoring a random row now and then
+/// (as `set_time` does), and checks every output lane of every row after every update against
+/// the reference (`progress` and `row_value`): within the conformance tolerance, and bit for
+/// bit on the first update (where every row takes the exact path). With `avx2` the chunks
+/// go through the AVX2 build of [`evaluate_chunk`] (the caller checks the CPU has it).
+fn follow_the_reference(
+    rows: &mut [MotionRow],
+    now: &mut [f64; 3],
+    rng: &mut Rng,
+    frames: usize,
+    steps: &[f64],
+    avx2: bool,
+) -> Cache {
+    let pairs: Vec<[[f32; 2]; 4]> = (0..rows.len())
+        .map(|i| {
+            let mut p = [[0.0; 2]; 4];
+            for (k, pair) in p.iter_mut().enumerate().take(rows[i].lane_count()) {
+                *pair = [i as f32 * 0.01 + k as f32, -(i as f32) * 0.5];
+            }
+            p
+        })
+        .collect();
+    let columns: Vec<Vec<[f32; 2]>> = (0..6)
+        .map(|k| {
+            pairs
+                .iter()
+                .map(|p| if k < 4 { p[k] } else { [0.0; 2] })
+                .collect()
+        })
+        .collect();
+    let mut cache = Cache::default();
+    cache.resize(rows.len().div_ceil(CHUNK));
+    let mut outs = vec![vec![0.0f32; rows.len()]; 4];
+    let mut p = [0.0; CHUNK];
+    for frame in 0..frames {
+        let step = rng.pick(steps);
+        for w in now.iter_mut() {
+            *w += step;
+        }
+        if frame % 500 == 250 {
+            // A re-anchored row (as `set_time` does).
+            let i = (rng.next() % rows.len() as u64) as usize;
+            let kind = rows[i].time_kind() as usize;
+            rows[i].anchor(now[kind], rng.unit() * 3.0);
+            cache.invalidate_row(i);
+        }
+        let all_exact = frame == 0;
+        let ptr = cache.ptr();
+        for (index, start) in (0..rows.len()).step_by(CHUNK).enumerate() {
+            let end = start + CHUNK;
+            let [o0, o1, o2, o3] = &mut outs[..] else {
+                unreachable!()
+            };
+            // SAFETY: in bounds; one chunk at a time.
+            let chunk = unsafe { ptr.chunk(index) };
+            let columns = Columns {
+                lanes: [0, 1, 2, 3, 4, 5].map(|k| &columns[k][start..end]),
+                outputs: [
+                    &mut o0[start..end],
+                    &mut o1[start..end],
+                    &mut o2[start..end],
+                    &mut o3[start..end],
+                ],
+                keys: &[],
+            };
+            let rows = &rows[start..end];
+            #[cfg(target_arch = "x86_64")]
+            if avx2 {
+                // SAFETY: the caller checked for AVX2.
+                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut p) };
+                continue;
+            }
+            assert!(!avx2);
+            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut p);
+        }
+        for (i, row) in rows.iter().enumerate() {
+            let kind = row.time_kind() as usize;
+            let p = progress(row, row.clock(now[kind])).eased;
+            let want = row_value(row, pairs[i], p, now[kind]);
+            for lane in 0..4 {
+                let (got, want) = (outs[lane][i], want[lane]);
+                let span = (pairs[i][lane][1] - pairs[i][lane][0]).abs().max(1.0);
+                if all_exact {
+                    assert_eq!(got.to_bits(), want.to_bits(), "frame {frame} row {i}");
+                }
+                // Plus a few ulps of the value: Incremental's p grows without bound,
+                // and an f32 sum that large rounds on both paths.
+                assert!(
+                    (got - want).abs() <= 1e-4 * span + want.abs() * 1e-6,
+                    "frame {frame} row {i} lane {lane}: {got} vs {want}, {row:?}"
+                );
+            }
+        }
+    }
+    cache
+}

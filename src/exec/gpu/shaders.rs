@@ -1,0 +1,220 @@
+//! WGSL sources, one concern per file under `shaders/`, composed into the modules the
+//! pipelines use. Composition is plain concatenation in dependency order.
+
+/// Shared structs and flag constants.
+pub const TYPES: &str = include_str!("../../../shaders/types.wgsl");
+/// The 31 eases.
+pub const EASING: &str = include_str!("../../../shaders/easing.wgsl");
+/// Pair arithmetic, the motion clock and progress.
+pub const CLOCK: &str = include_str!("../../../shaders/clock.wgsl");
+/// Animation curves (the key table binding and their evaluation).
+pub const CURVE: &str = include_str!("../../../shaders/curve.wgsl");
+/// Row and lane reads as 32-bit words.
+pub const ROWS32: &str = include_str!("../../../shaders/rows32.wgsl");
+/// The evaluate pass entry point.
+pub const EVALUATE: &str = include_str!("../../../shaders/evaluate.wgsl");
+/// The row-change (upload and move) pass.
+pub const APPLY: &str = include_str!("../../../shaders/apply.wgsl");
+/// The readback gather pass.
+pub const GATHER: &str = include_str!("../../../shaders/gather.wgsl");
+/// The GPU-target scatter pass.
+pub const SCATTER: &str = include_str!("../../../shaders/scatter.wgsl");
+
+/// A composed shader module: its label, entry point and source parts.
+#[derive(Clone, Copy, Debug)]
+pub struct ShaderModule {
+    /// Debug label.
+    pub label: &'static str,
+    /// The compute entry point.
+    pub entry_point: &'static str,
+    /// Parts, concatenated in order.
+    pub parts: &'static [&'static str],
+}
+
+impl ShaderModule {
+    /// The full WGSL source.
+    #[must_use]
+    pub fn source(&self) -> String {
+        self.parts.join("\n")
+    }
+}
+
+/// The evaluate pass, reading rows and lanes as 32-bit words.
+pub const EVALUATE_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween evaluate",
+    entry_point: "evaluate",
+    parts: &[TYPES, ROWS32, EASING, CURVE, CLOCK, EVALUATE],
+};
+
+/// The apply (upload and move) pass.
+pub const APPLY_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween apply",
+    entry_point: "apply",
+    parts: &[TYPES, APPLY],
+};
+
+/// The gather pass.
+pub const GATHER_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween gather",
+    entry_point: "gather",
+    parts: &[GATHER],
+};
+
+/// The scatter pass (values into user buffers).
+pub const SCATTER_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween scatter",
+    entry_point: "scatter",
+    parts: &[SCATTER],
+};
+
+/// Every module the executor builds.
+#[cfg(test)]
+pub const ALL_MODULES: [ShaderModule; 4] =
+    [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE, SCATTER_MODULE];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use naga::valid::{Capabilities, ValidationFlags, Validator};
+
+    fn parse(module: &ShaderModule) -> naga::Module {
+        let source = module.source();
+        naga::front::wgsl::parse_str(&source)
+            .unwrap_or_else(|e| panic!("{}: {}", module.label, e.emit_to_string(&source)))
+    }
+
+    #[test]
+    fn every_module_validates() {
+        for module in ALL_MODULES {
+            let parsed = parse(&module);
+            Validator::new(ValidationFlags::all(), Capabilities::empty())
+                .validate(&parsed)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", module.label));
+            assert!(
+                parsed
+                    .entry_points
+                    .iter()
+                    .any(|e| e.name == module.entry_point),
+                "{} lacks entry point {}",
+                module.label,
+                module.entry_point
+            );
+        }
+    }
+
+    /// Member offsets and total size of a WGSL struct, as naga lays it out.
+    fn wgsl_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
+        for (_, ty) in module.types.iter() {
+            if ty.name.as_deref() == Some(name) {
+                if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                    let offsets = members
+                        .iter()
+                        .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                        .collect();
+                    return (offsets, *span);
+                }
+            }
+        }
+        panic!("struct {name} not found");
+    }
+
+    macro_rules! assert_layout {
+        ($module:expr, $wgsl:literal, $rust:ty, [$($field:ident),* $(,)?]) => {{
+            let (members, span) = wgsl_layout($module, $wgsl);
+            assert_eq!(span as usize, std::mem::size_of::<$rust>(), "size of {}", $wgsl);
+            let rust: Vec<(String, u32)> = vec![
+                $((stringify!($field).to_owned(), std::mem::offset_of!($rust, $field) as u32)),*
+            ];
+            assert_eq!(members, rust, "member offsets of {}", $wgsl);
+        }};
+    }
+
+    #[test]
+    fn wgsl_structs_match_rust_mirrors() {
+        use crate::core::row::MotionRow;
+        use crate::exec::gpu::layout::{
+            ApplyParams, GatherParams, GpuFrame, RowOp, ScatterParams, TargetEntry,
+        };
+        let evaluate = parse(&EVALUATE_MODULE);
+        assert_layout!(
+            &evaluate,
+            "MotionRow",
+            MotionRow,
+            [base_hi, base_lo, duration, flags, speed, delay, loops, params]
+        );
+        assert_layout!(
+            &evaluate,
+            "Frame",
+            GpuFrame,
+            [
+                world_hi,
+                world_mid,
+                world_lo,
+                row_count,
+                lane_stride,
+                groups_x,
+                opaque_zero,
+                child_mode,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
+        );
+        let apply = parse(&APPLY_MODULE);
+        assert_layout!(&apply, "RowOp", RowOp, [dst, src, kind, _pad]);
+        assert_layout!(
+            &apply,
+            "ApplyParams",
+            ApplyParams,
+            [
+                op_offset,
+                op_count,
+                lane_stride,
+                staged_stride,
+                groups_x,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
+        );
+        let gather = parse(&GATHER_MODULE);
+        assert_layout!(
+            &gather,
+            "GatherParams",
+            GatherParams,
+            [
+                count,
+                lane_stride,
+                groups_x,
+                row_base,
+                row_end,
+                _pad0,
+                _pad1,
+                _pad2
+            ]
+        );
+        let scatter = parse(&SCATTER_MODULE);
+        assert_layout!(
+            &scatter,
+            "ScatterParams",
+            ScatterParams,
+            [count, src_stride, groups_x, by_entry, src_offset, row_base, row_end, _pad]
+        );
+        assert_layout!(&scatter, "TargetEntry", TargetEntry, [row, dst]);
+        assert_layout!(
+            &evaluate,
+            "GpuKey",
+            crate::core::curve::GpuKey,
+            [
+                time,
+                value,
+                in_tangent,
+                out_tangent,
+                in_weight,
+                out_weight,
+                flags,
+                _pad
+            ]
+        );
+    }
+}

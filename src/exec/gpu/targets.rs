@@ -1,0 +1,585 @@
+//! GPU targets: motions that write their value straight into a user's storage buffer (a
+//! renderer's instance buffer, say), with no readback.
+//!
+//! Motions are grouped by target buffer. Each group keeps a dense list of entries `(row, f32
+//! index, lanes)` mirrored in a small GPU buffer; one scatter dispatch per group copies the
+//! values there (one per group and page of the table, see `table.rs`, past one page). The
+//! list changes only when a targeted motion is added, removed or moved
+//! (swap-remove of its row), and then only the changed range is uploaded, so a frame without
+//! such changes costs O(target buffers) on the CPU, not O(targets).
+//!
+//! The scatter reads the GPU executor's dense outputs, or, under the CPU executor, values the
+//! CPU uploads for the targeted motions (one upload per frame for all buffers): user code is
+//! the same with either executor.
+
+use std::collections::HashMap;
+
+use super::context::{GpuContext, GpuError};
+use super::layout::{fold_dispatch, ScatterParams, TargetEntry};
+use super::pipelines::Pipelines;
+use super::stats::GpuUpdateStats;
+use super::table::Page;
+use crate::error::BuildError;
+use crate::table::rows::Rows;
+
+/// Where a motion writes its value: lanes `0..n` of the value go to f32 indices
+/// `index · stride + offset + lane` of `buffer` (all in f32 units, not bytes).
+///
+/// Pass it to [`Motion::bind_to_buffer`](crate::Motion::bind_to_buffer) (or
+/// [`Motion::target`](crate::Motion::target)). The buffer must have
+/// [`wgpu::BufferUsages::STORAGE`], come from the device of the world's
+/// [`GpuContext`](super::GpuContext) (share a renderer's device with
+/// [`GpuContext::from_device`](super::GpuContext::from_device)), and stay alive (not
+/// destroyed) while motions target it. Values are written in every update, before the
+/// update returns (so a render pass submitted after `update` sees them), whatever the
+/// executor. Nothing is written at creation or by `set_time` until the next update, and a
+/// motion's last value stays in the buffer after it ends. Two motions writing the same
+/// f32 leave an unspecified one of their values.
+///
+/// ```no_run
+/// use wgpu_tween::gpu::{GpuContext, GpuTarget};
+/// use wgpu_tween::{Motion, MotionWorld};
+///
+/// let ctx = GpuContext::new()?;
+/// // Instances of 8 f32s: position at 0..3, scale at 3, color at 4..8.
+/// let instances = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+///     label: Some("instances"),
+///     size: 1000 * 8 * 4,
+///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::VERTEX,
+///     mapped_at_creation: false,
+/// });
+/// let mut world = MotionWorld::with_gpu(ctx)?;
+/// for i in 0..1000 {
+///     let target = GpuTarget { buffer: instances.clone(), index: i, stride: 8, offset: 3 };
+///     Motion::new(0.0f32, 1.0, 0.5).bind_to_buffer(&mut world, target)?;
+/// }
+/// world.update(1.0 / 60.0)?; // every instance's scale is written
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct GpuTarget {
+    /// The destination buffer.
+    pub buffer: wgpu::Buffer,
+    /// Element index.
+    pub index: u32,
+    /// Element stride, in f32s.
+    pub stride: u32,
+    /// Offset of the field within an element, in f32s.
+    pub offset: u32,
+}
+
+impl GpuTarget {
+    /// A target at element `index` of `buffer`, elements `stride` f32s apart, the field
+    /// `offset` f32s into the element.
+    #[must_use]
+    pub fn new(buffer: wgpu::Buffer, index: u32, stride: u32, offset: u32) -> Self {
+        Self {
+            buffer,
+            index,
+            stride,
+            offset,
+        }
+    }
+
+    /// The f32 index lane 0 is written at: `index · stride + offset`.
+    #[must_use]
+    pub fn first_float(&self) -> u64 {
+        u64::from(self.index) * u64::from(self.stride) + u64::from(self.offset)
+    }
+
+    /// What can be checked without a device: usage and bounds for `lanes` values in
+    /// `bound_bytes` of the buffer.
+    pub(crate) fn validate(&self, lanes: usize, bound_bytes: u64) -> Result<(), BuildError> {
+        if !self.buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
+            return Err(BuildError::TargetNotStorage);
+        }
+        let end = self.first_float() + lanes as u64;
+        let len = bound_bytes / 4;
+        if end > len || self.first_float() > TargetEntry::MAX_FIRST {
+            return Err(BuildError::TargetOutOfBounds { end, len });
+        }
+        Ok(())
+    }
+}
+
+/// A targeting motion's place in [`Targets`]: its buffer's group and its entry there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TargetRef {
+    pub group: u32,
+    pub entry: u32,
+}
+
+/// Uniform offsets must be multiples of this (WebGPU's maximum of the alignment limit).
+const PARAMS_STRIDE: u64 = 256;
+/// Smallest GPU entry list, in entries.
+const MIN_ENTRIES: u32 = 64;
+const GROUP_SIZE: u32 = 64;
+
+/// The motions targeting one buffer.
+struct Group {
+    buffer: wgpu::Buffer,
+    /// Bytes of `buffer` bound (a multiple of 4, within the device's binding limit).
+    binding_size: u64,
+    entries: Vec<TargetEntry>,
+    /// The slot of each entry's motion.
+    owners: Vec<u32>,
+    /// Most lanes of any entry so far (the upload path's lane sections).
+    max_lanes: u32,
+    /// Entries `lo..hi` changed since the GPU list was written.
+    dirty: Option<(u32, u32)>,
+    /// The GPU copy of `entries` and its capacity in entries.
+    gpu: Option<(wgpu::Buffer, u32)>,
+    /// The bind groups (one per value source: page of outputs, or the upload) and the
+    /// resources they were made for.
+    bind_groups: Option<(BindKey, Vec<wgpu::BindGroup>)>,
+}
+
+impl Group {
+    fn touch(&mut self, entry: u32) {
+        self.dirty = Some(match self.dirty {
+            Some((lo, hi)) => (lo.min(entry), hi.max(entry + 1)),
+            None => (entry, entry + 1),
+        });
+    }
+}
+
+/// What a bind group binds besides its group's own buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct BindKey {
+    /// Generation of the value source (outputs table or upload buffer; odd = upload).
+    source: u64,
+    /// Generation of the shared params buffer.
+    params: u64,
+}
+
+/// Where the scatter reads values from.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'a> {
+    /// The GPU executor's outputs, page by page: row `i` in page `i / page_rows`, its lane
+    /// `k` at `k · page.capacity + i % page_rows`. `generation` changes whenever a page is
+    /// replaced.
+    Outputs {
+        pages: &'a [Page],
+        page_rows: u32,
+        generation: u64,
+    },
+    /// The CPU executor's outputs in `rows`, uploaded for the targeted motions.
+    Upload(&'a Rows),
+}
+
+/// Every target of a world, grouped by buffer.
+#[derive(Default)]
+pub(crate) struct Targets {
+    groups: Vec<Option<Group>>,
+    free: Vec<u32>,
+    by_buffer: HashMap<wgpu::Buffer, u32>,
+    /// Targeting motions.
+    len: usize,
+    params: Option<wgpu::Buffer>,
+    params_slots: u32,
+    params_generation: u64,
+    uploads: Option<wgpu::Buffer>,
+    uploads_generation: u64,
+    // Scratch reused every frame.
+    values: Vec<f32>,
+    bytes: Vec<u8>,
+    /// Bytes written and dispatches recorded since the last `reset_stats`.
+    stats: GpuUpdateStats,
+}
+
+impl Targets {
+    /// Whether no motion has a target.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether some live motion already targets `buffer` (then it was checked).
+    pub fn knows(&self, buffer: &wgpu::Buffer) -> bool {
+        self.by_buffer.contains_key(buffer)
+    }
+
+    /// Adds the target of the motion in `slot` (at `row`, with `lanes` lanes). The target
+    /// must have been validated against `binding_size` bytes of its buffer.
+    pub fn add(
+        &mut self,
+        slot: u32,
+        row: u32,
+        target: &GpuTarget,
+        lanes: usize,
+        binding_size: u64,
+    ) -> TargetRef {
+        let group = match self.by_buffer.get(&target.buffer) {
+            Some(&g) => g,
+            None => {
+                let group = Group {
+                    buffer: target.buffer.clone(),
+                    binding_size,
+                    entries: Vec::new(),
+                    owners: Vec::new(),
+                    max_lanes: 1,
+                    dirty: None,
+                    gpu: None,
+                    bind_groups: None,
+                };
+                let g = match self.free.pop() {
+                    Some(g) => {
+                        self.groups[g as usize] = Some(group);
+                        g
+                    }
+                    None => {
+                        self.groups.push(Some(group));
+                        self.groups.len() as u32 - 1
+                    }
+                };
+                self.by_buffer.insert(target.buffer.clone(), g);
+                g
+            }
+        };
+        let Some(Some(g)) = self.groups.get_mut(group as usize) else {
+            unreachable!("a group in by_buffer exists");
+        };
+        let entry = g.entries.len() as u32;
+        g.entries
+            .push(TargetEntry::new(row, target.first_float() as u32, lanes));
+        g.owners.push(slot);
+        g.max_lanes = g.max_lanes.max(lanes as u32);
+        g.touch(entry);
+        self.len += 1;
+        TargetRef { group, entry }
+    }
+
+    /// Removes a target. Returns the slot whose entry moved into `r.entry` (its
+    /// [`TargetRef`] is now `r`), if one did.
+    pub fn remove(&mut self, r: TargetRef) -> Option<u32> {
+        let g = self.groups.get_mut(r.group as usize)?.as_mut()?;
+        let i = r.entry as usize;
+        g.entries.swap_remove(i);
+        g.owners.swap_remove(i);
+        self.len -= 1;
+        if g.entries.is_empty() {
+            // Release the user's buffer; the slot of the group is reused.
+            self.by_buffer.remove(&g.buffer);
+            self.groups[r.group as usize] = None;
+            self.free.push(r.group);
+            return None;
+        }
+        if g.entries.capacity() > 64 && g.entries.len() * 4 <= g.entries.capacity() {
+            let keep = g.entries.len() * 2;
+            g.entries.shrink_to(keep);
+            g.owners.shrink_to(keep);
+        }
+        let moved = g.owners.get(i).copied();
+        if moved.is_some() {
+            g.touch(r.entry);
+        }
+        moved
+    }
+
+    /// Points a target at the motion's new row (after a swap-remove moved it).
+    pub fn set_row(&mut self, r: TargetRef, row: u32) {
+        if let Some(Some(g)) = self.groups.get_mut(r.group as usize) {
+            if let Some(e) = g.entries.get_mut(r.entry as usize) {
+                e.row = row;
+                g.touch(r.entry);
+            }
+        }
+    }
+
+    /// Writes `value` into a target at once (a motion finishing between updates).
+    pub fn write_now(
+        &mut self,
+        ctx: &GpuContext,
+        r: TargetRef,
+        value: &[f32],
+    ) -> Result<(), GpuError> {
+        let Some(Some(g)) = self.groups.get(r.group as usize) else {
+            return Ok(());
+        };
+        let Some(e) = g.entries.get(r.entry as usize) else {
+            return Ok(());
+        };
+        let first = u64::from(e.dst & TargetEntry::MAX_FIRST as u32);
+        self.stats.wrote(size_of_val(value));
+        ctx.scoped(|| {
+            ctx.queue()
+                .write_buffer(&g.buffer, first * 4, bytemuck::cast_slice(value));
+        })
+    }
+
+    /// Forgets every target and releases every buffer.
+    pub fn clear(&mut self) {
+        *self = Self {
+            // Generations keep rising, so no stale key can match a new resource.
+            params_generation: self.params_generation + 1,
+            uploads_generation: self.uploads_generation + 1,
+            stats: self.stats,
+            ..Self::default()
+        };
+    }
+
+    /// The bytes written and dispatches recorded since the last `reset_stats`.
+    pub fn stats(&self) -> GpuUpdateStats {
+        self.stats
+    }
+
+    /// Starts the counters of a new update.
+    pub fn reset_stats(&mut self) {
+        self.stats = GpuUpdateStats::default();
+    }
+
+    /// Records the scatter of every group into `encoder`: sync the entry lists, write the
+    /// params (and, from the CPU, the values), one dispatch per target buffer and value
+    /// source (page of outputs, or the upload).
+    pub fn record(
+        &mut self,
+        ctx: &GpuContext,
+        pipelines: &Pipelines,
+        encoder: &mut wgpu::CommandEncoder,
+        source: Source<'_>,
+        max_per_axis: u32,
+    ) -> Result<(), GpuError> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        let device = ctx.device();
+        let queue = ctx.queue();
+
+        // Values from the CPU: per group, lane k of entry n at offset + k · count + n.
+        // (Bind keys: even for output tables, odd for upload buffers.)
+        let source_key = match source {
+            Source::Outputs { generation, .. } => generation * 2,
+            Source::Upload(rows) => {
+                self.values.clear();
+                for g in self.groups.iter().flatten() {
+                    for k in 0..g.max_lanes as usize {
+                        let column = &rows.outputs[k];
+                        self.values
+                            .extend(g.entries.iter().map(|e| column[e.row as usize]));
+                    }
+                }
+                let bytes = (self.values.len() as u64 * 4).max(4);
+                if self.uploads.as_ref().is_none_or(|b| b.size() < bytes) {
+                    let size = bytes.next_power_of_two().max(256);
+                    self.uploads = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("wgpu-tween target values"),
+                        size,
+                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    }));
+                    self.uploads_generation += 1;
+                }
+                if let Some(uploads) = &self.uploads {
+                    if !self.values.is_empty() {
+                        queue.write_buffer(uploads, 0, bytemuck::cast_slice(&self.values));
+                        self.stats.wrote(size_of_val(self.values.as_slice()));
+                    }
+                }
+                self.uploads_generation * 2 + 1
+            }
+        };
+        // The value sources: (buffer, first row, end row, lane stride; 0 = by entry).
+        let uploads = self.uploads.clone();
+        let source_count = match source {
+            Source::Outputs { pages, .. } => pages.len(),
+            Source::Upload(_) => usize::from(uploads.is_some()),
+        };
+        let source_at = |s: usize| -> Option<(&wgpu::Buffer, u32, u32, u32)> {
+            match source {
+                Source::Outputs {
+                    pages, page_rows, ..
+                } => pages.get(s).map(|page| {
+                    let base = s as u32 * page_rows;
+                    (&page.outputs, base, base + page.capacity, page.capacity)
+                }),
+                Source::Upload(_) => uploads.as_ref().map(|b| (b, 0, u32::MAX, 0)),
+            }
+        };
+
+        // Shared params: one 256-byte slot per group and source.
+        let slots = (self.groups.len() * source_count) as u32;
+        if self.params.is_none() || self.params_slots < slots {
+            let capacity = slots.next_power_of_two().max(4);
+            self.params = Some(device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-tween scatter params"),
+                size: u64::from(capacity) * PARAMS_STRIDE,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+            self.params_slots = capacity;
+            self.params_generation += 1;
+        }
+        let key = BindKey {
+            source: source_key,
+            params: self.params_generation,
+        };
+        let Some(params) = self.params.as_ref() else {
+            return Ok(());
+        };
+
+        // Per group: entry list, params, bind groups.
+        self.bytes.clear();
+        self.bytes
+            .resize(slots as usize * PARAMS_STRIDE as usize, 0);
+        let mut offset = 0u32;
+        for (index, g) in self.groups.iter_mut().enumerate() {
+            let Some(g) = g else { continue };
+            let count = g.entries.len() as u32;
+            sync_entries(device, queue, g, &mut self.stats);
+            for (s, (_, row_base, row_end, stride)) in
+                (0..source_count).filter_map(source_at).enumerate()
+            {
+                let params_bytes = ScatterParams {
+                    count,
+                    src_stride: if stride == 0 { count } else { stride },
+                    groups_x: fold_dispatch(count, GROUP_SIZE, max_per_axis).0,
+                    by_entry: u32::from(stride == 0),
+                    src_offset: offset,
+                    row_base,
+                    row_end,
+                    ..ScatterParams::default()
+                };
+                let at = (index * source_count + s) * PARAMS_STRIDE as usize;
+                self.bytes[at..at + size_of::<ScatterParams>()]
+                    .copy_from_slice(bytemuck::bytes_of(&params_bytes));
+            }
+            if matches!(source, Source::Upload(_)) {
+                offset += count * g.max_lanes;
+            }
+            if g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
+                let Some((entries, _)) = &g.gpu else { continue };
+                let groups = (0..source_count)
+                    .filter_map(source_at)
+                    .map(|(values, ..)| {
+                        device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("wgpu-tween scatter"),
+                            layout: &pipelines.scatter_layout,
+                            entries: &[
+                                wgpu::BindGroupEntry {
+                                    binding: 0,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: params,
+                                        offset: 0,
+                                        size: wgpu::BufferSize::new(
+                                            size_of::<ScatterParams>() as u64
+                                        ),
+                                    }),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 1,
+                                    resource: entries.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 2,
+                                    resource: values.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 3,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: &g.buffer,
+                                        offset: 0,
+                                        size: wgpu::BufferSize::new(g.binding_size),
+                                    }),
+                                },
+                            ],
+                        })
+                    })
+                    .collect();
+                g.bind_groups = Some((key, groups));
+            }
+        }
+        queue.write_buffer(params, 0, &self.bytes);
+        self.stats.wrote(self.bytes.len());
+
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: super::transient_label("wgpu-tween scatter"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(&pipelines.scatter);
+        for (index, g) in self.groups.iter().enumerate() {
+            let Some(Group {
+                entries,
+                bind_groups: Some((_, groups)),
+                ..
+            }) = g
+            else {
+                continue;
+            };
+            let (x, y) = fold_dispatch(entries.len() as u32, GROUP_SIZE, max_per_axis);
+            for (s, group) in groups.iter().enumerate() {
+                let slot = (index * groups.len() + s) as u64;
+                pass.set_bind_group(0, group, &[(slot * PARAMS_STRIDE) as u32]);
+                pass.dispatch_workgroups(x, y, 1);
+                self.stats.dispatches += 1;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Brings a group's GPU entry list up to date: its dirty range, or all of it when the list
+/// is (re)allocated (growing geometrically, shrinking at a quarter full).
+fn sync_entries(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    g: &mut Group,
+    stats: &mut GpuUpdateStats,
+) {
+    let len = g.entries.len() as u32;
+    let capacity = g.gpu.as_ref().map_or(0, |(_, c)| *c);
+    if len > capacity || (capacity > MIN_ENTRIES && len * 4 <= capacity) {
+        let capacity = (len * 2).next_power_of_two().max(MIN_ENTRIES);
+        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("wgpu-tween target entries"),
+            size: u64::from(capacity) * size_of::<TargetEntry>() as u64,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        g.gpu = Some((buffer, capacity));
+        g.bind_groups = None;
+        g.dirty = Some((0, len));
+    }
+    if let (Some((lo, hi)), Some((buffer, _))) = (g.dirty.take(), &g.gpu) {
+        let hi = hi.min(len);
+        if lo < hi {
+            let entries = &g.entries[lo as usize..hi as usize];
+            queue.write_buffer(
+                buffer,
+                u64::from(lo) * size_of::<TargetEntry>() as u64,
+                bytemuck::cast_slice(entries),
+            );
+            stats.wrote(size_of_val(entries));
+        }
+    }
+}
+
+/// Bytes of `buffer` a scatter binds: its size, within the binding limit, in whole f32s.
+pub(crate) fn binding_size(buffer: &wgpu::Buffer, max_binding: u64) -> u64 {
+    buffer.size().min(max_binding) & !3
+}
+
+/// Checks that `buffer` can be bound as the scatter binds it, on `ctx`'s device.
+pub(crate) fn probe(
+    ctx: &GpuContext,
+    pipelines: &Pipelines,
+    buffer: &wgpu::Buffer,
+    binding_size: u64,
+) -> Result<(), BuildError> {
+    let size = wgpu::BufferSize::new(binding_size)
+        .ok_or(BuildError::TargetOutOfBounds { end: 1, len: 0 })?;
+    ctx.scoped(|| {
+        ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("wgpu-tween target probe"),
+            layout: &pipelines.target_probe_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: Some(size),
+                }),
+            }],
+        })
+    })
+    .map(drop)
+    .map_err(|e| BuildError::TargetRejected(e.to_string()))
+}

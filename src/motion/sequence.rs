@@ -1,0 +1,256 @@
+//! Sequences: one motion whose clock drives other motions placed at positions on it
+//! (SEMANTICS.md §8).
+//!
+//! A sequence is an ordinary `f32` motion from 0 to its length `D` over `D` seconds. Its
+//! children keep their own settings (ease, delay, loops, callbacks) but not their own clocks:
+//! a child at position `s` reads `T_child = v − s`, where `v` is the sequence's value. So
+//! easing, looping, delaying or speeding up the sequence plays every child accordingly
+//! (Yoyo and Flip loops replay them backwards), and a child's state stays a pure function of
+//! world time, which the GPU pass evaluates in the same dispatch as every other motion.
+
+use crate::core::handle::MotionHandle;
+use crate::error::{BuildError, SequenceChildError};
+use crate::motion::builder::Motion;
+use crate::world::commands::{Command, Deferred, DeferredSpawn};
+use crate::world::completion::Resolver;
+use crate::world::sequence::Placed;
+pub use crate::world::sequence::MAX_SEQUENCE_DEPTH;
+use crate::world::{MotionCommands, MotionWorld};
+
+/// One placement, resolved against the world when the sequence runs (a child's length is
+/// its total duration, which the world knows).
+#[derive(Clone, Copy, Debug)]
+enum Item {
+    Append(MotionHandle),
+    Join(MotionHandle),
+    Insert(f32, MotionHandle),
+    Interval(f32),
+}
+
+/// Arranges motions on one timeline, then runs them as a single motion.
+///
+/// Children must be fresh (created in this frame, before any update), finite, at playback
+/// speed 1 and in no other sequence. Their handles stay valid for queries (`status`,
+/// `time`, `value`, …) and `completion`, but refuse `complete`, `cancel`, `set_time` and
+/// `set_playback_speed` ([`MotionError::InSequence`](crate::MotionError::InSequence)):
+/// control the sequence instead.
+///
+/// A child ends once, like any motion: its `on_complete` fires (and its
+/// [`completion`](crate::MotionWorld::completion) resolves `Ok`) the first time it reaches
+/// its end, or when the sequence completes before it has; cancelling the sequence fires
+/// `on_cancel` only on the children that have not ended. When the sequence loops (or is
+/// scrubbed with `set_time`), every pass replays the children: each pass runs their binds
+/// and, as their own loop counts rise, their `on_loop_complete`, but not `on_complete` or
+/// `on_cancel` again. The sequence's own callbacks fire as a plain motion's do.
+///
+/// ```
+/// use wgpu_tween::{Motion, MotionWorld, Sequence};
+/// use std::sync::{Arc, Mutex};
+///
+/// let mut world = MotionWorld::new();
+/// let x = Arc::new(Mutex::new(0.0f32));
+/// let sink = |x: &Arc<Mutex<f32>>| { let x = Arc::clone(x); move |v| *x.lock().unwrap() = v };
+/// let right = Motion::new(0.0f32, 10.0, 1.0).bind(&mut world, sink(&x))?;
+/// let back = Motion::new(10.0f32, 0.0, 1.0).bind(&mut world, sink(&x))?;
+/// let seq = Sequence::new().append(right).append(back).run(&mut world)?;
+/// assert_eq!(*x.lock().unwrap(), 0.0); // the first child's start value
+/// world.update(1.5)?;
+/// assert_eq!(*x.lock().unwrap(), 5.0); // half way back
+/// assert_eq!(world.total_duration(seq)?, 2.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+#[must_use]
+pub struct Sequence {
+    items: Vec<Item>,
+}
+
+impl Sequence {
+    /// An empty sequence.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Places `motion` at the end: it starts when everything appended before it has ended.
+    pub fn append(mut self, motion: MotionHandle) -> Self {
+        self.items.push(Item::Append(motion));
+        self
+    }
+
+    /// Places `motion` at the start of the previous item (appended, joined or inserted), so
+    /// they play together. With no previous item it starts at 0.
+    pub fn join(mut self, motion: MotionHandle) -> Self {
+        self.items.push(Item::Join(motion));
+        self
+    }
+
+    /// Places `motion` at `position` seconds, whatever the end is. It does not move the end
+    /// (later appends come after the appended items only), but the sequence lasts until its
+    /// last child ends.
+    pub fn insert(mut self, position: f32, motion: MotionHandle) -> Self {
+        self.items.push(Item::Insert(position, motion));
+        self
+    }
+
+    /// Moves the end `seconds` later: the next append starts after a pause.
+    pub fn append_interval(mut self, seconds: f32) -> Self {
+        self.items.push(Item::Interval(seconds));
+        self
+    }
+
+    /// Runs the sequence as a plain motion (linear, one loop, no delay, speed 1). Returns
+    /// the sequence's handle.
+    pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
+        self.run_with(world, |motion| motion)
+    }
+
+    /// Runs the sequence as a motion configured by `configure`, which receives
+    /// `Motion::new(0.0, D, D)` (`D` the sequence's length) and may set its ease, loops
+    /// (every loop type), delay, playback speed, time kind, preserve, debug name and
+    /// callbacks. The sequence's value is the time it gives its children, so it has no bind.
+    ///
+    /// ```
+    /// use wgpu_tween::{LoopType, Motion, MotionWorld, Sequence};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let a = Motion::new(0.0f32, 1.0, 0.5).run(&mut world)?;
+    /// let b = Motion::new(1.0f32, 2.0, 0.5).run(&mut world)?;
+    /// let seq = Sequence::new()
+    ///     .append(a)
+    ///     .append(b)
+    ///     .run_with(&mut world, |m| m.loops(2, LoopType::Yoyo))?;
+    /// world.update(1.75)?; // the second loop plays backwards: `b` is at its start
+    /// assert_eq!(world.value::<f32>(b)?, 1.0);
+    /// assert!((world.value::<f32>(a)? - 0.5).abs() < 1e-6);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_with(
+        self,
+        world: &mut MotionWorld,
+        configure: impl FnOnce(Motion<f32>) -> Motion<f32>,
+    ) -> Result<MotionHandle, BuildError> {
+        self.build(world, configure, None, None)
+    }
+
+    /// Like [`run`](Self::run), from inside a callback (or another thread): queued, and
+    /// made when the commands are applied, where its children (which may themselves be
+    /// deferred spawns queued before it) are checked. Positions and intervals are checked
+    /// now. Like every command it behaves as a `try_*`: if a child can no longer join then,
+    /// no sequence is made, the returned handle never becomes active, and the children run
+    /// on their own.
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld, Sequence};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let commands = world.commands();
+    /// Motion::new(0.0f32, 1.0, 0.5)
+    ///     .on_complete(move || {
+    ///         // Two more motions, one after the other, once the first is done.
+    ///         let a = Motion::new(1.0f32, 2.0, 0.5).run_deferred(&commands).unwrap();
+    ///         let b = Motion::new(2.0f32, 3.0, 0.5).run_deferred(&commands).unwrap();
+    ///         Sequence::new().append(a).append(b).run_deferred(&commands).unwrap();
+    ///     })
+    ///     .run(&mut world)?;
+    /// world.update(0.6)?;
+    /// assert_eq!(world.len(), 3); // the sequence and its two children
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_deferred(self, commands: &MotionCommands) -> Result<MotionHandle, BuildError> {
+        self.run_with_deferred(commands, |motion| motion)
+    }
+
+    /// [`run_with`](Self::run_with), deferred like [`run_deferred`](Self::run_deferred).
+    pub fn run_with_deferred(
+        self,
+        commands: &MotionCommands,
+        configure: impl FnOnce(Motion<f32>) -> Motion<f32> + Send + 'static,
+    ) -> Result<MotionHandle, BuildError> {
+        self.check_times()?;
+        let spawn: DeferredSpawn = Box::new(move |world, handle, completion| {
+            self.build(world, configure, Some(handle), completion)
+        });
+        let deferred = Box::new(Deferred {
+            spawn,
+            completion: None,
+        });
+        Ok(commands.reserve(|handle| Command::Deferred(handle, deferred)))
+    }
+
+    /// Places the children, builds the sequence motion and inserts it (into `reserved`, for
+    /// a deferred one, with the futures awaiting it since it was queued).
+    fn build(
+        self,
+        world: &mut MotionWorld,
+        configure: impl FnOnce(Motion<f32>) -> Motion<f32>,
+        reserved: Option<MotionHandle>,
+        completion: Option<Resolver>,
+    ) -> Result<MotionHandle, BuildError> {
+        let (placed, tail) = self.place(world)?;
+        let length = placed.iter().map(|c| c.end).fold(tail, f64::max) as f32;
+        let mut built = configure(Motion::new(0.0, length, length)).build_sequence()?;
+        if let Some(resolver) = completion {
+            built.callbacks.get_or_insert_with(Box::default).completion = Some(resolver);
+        }
+        Ok(world.insert_sequence(built, &placed, reserved))
+    }
+
+    /// Resolves every child's position and checks it may join. Also returns where the
+    /// appends and intervals end.
+    fn place(&self, world: &MotionWorld) -> Result<(Vec<Placed>, f64), BuildError> {
+        self.check_times()?;
+        let mut placed: Vec<Placed> = Vec::with_capacity(self.items.len());
+        let (mut tail, mut last_start) = (0.0f64, 0.0f64);
+        for item in &self.items {
+            let (handle, position) = match *item {
+                Item::Interval(s) => {
+                    tail += f64::from(s);
+                    continue;
+                }
+                Item::Append(h) => (h, tail),
+                Item::Join(h) => (h, last_start),
+                Item::Insert(at, h) => (h, f64::from(at)),
+            };
+            let refuse = |reason| BuildError::InvalidSequenceChild { handle, reason };
+            let length = world.sequence_child_length(handle).map_err(refuse)?;
+            if placed.iter().any(|p| p.handle == handle) {
+                return Err(refuse(SequenceChildError::AlreadyInSequence));
+            }
+            // Positions are f32 on the GPU: store the rounded one, and end where it ends.
+            let position = position as f32;
+            let end = f64::from(position) + length;
+            if let Item::Append(_) = item {
+                tail = end;
+            }
+            last_start = f64::from(position);
+            placed.push(Placed {
+                handle,
+                position,
+                end,
+            });
+        }
+        Ok((placed, tail))
+    }
+}
+
+impl Sequence {
+    /// Every interval and insert position is finite and ≥ 0.
+    fn check_times(&self) -> Result<(), BuildError> {
+        for item in &self.items {
+            match *item {
+                Item::Interval(s) => check_time("interval", s)?,
+                Item::Insert(at, _) => check_time("position", at)?,
+                Item::Append(_) | Item::Join(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_time(what: &'static str, value: f32) -> Result<(), BuildError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(BuildError::InvalidSequenceTime { what, value })
+    }
+}

@@ -1,0 +1,4 @@
+//! The motion table: the dense row columns both executors read, kept in runs of one shape,
+//! with the change journal the GPU executor replays.
+
+pub(crate) mod rows;

@@ -1,0 +1,343 @@
+//! Dense motion rows: struct-of-arrays columns indexed by row, removed by swap-remove.
+//!
+//! Columns rather than one wide struct so that the executor reads only what a motion uses:
+//! a one-lane `f32` motion touches the 32-byte row, one 8-byte lane pair and one 4-byte
+//! output, never the other lanes' columns.
+
+use crate::core::row::MotionRow;
+use crate::core::value::{row_value, Lanes};
+
+/// Sections of pairs per row: four value lanes `(from, to)`, then the 16-byte parameter
+/// lanes (parametric ease, punch and shake settings) as pairs `[p0, p1]`, `[p2, p3]`.
+pub(crate) const LANE_SECTIONS: usize = 6;
+
+/// Smallest capacity kept when shrinking.
+const MIN_CAPACITY: usize = 64;
+
+/// Shapes of rows, kept in contiguous runs of the table in this order (see
+/// [`Rows::class_end`]): lerps of one, two, three and four lanes, then the other adapters
+/// (quaternions, punch, shake).
+pub(crate) const CLASSES: usize = 5;
+
+/// The shape class of `row` (see [`CLASSES`]).
+#[must_use]
+pub(crate) fn class_of(row: &MotionRow) -> usize {
+    use crate::core::value::AdapterKind;
+    if row.adapter_bits() != AdapterKind::Lerp as u32 {
+        CLASSES - 1
+    } else {
+        row.lane_count() - 1
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Rows {
+    /// Timing and settings per row (GPU-mirrored as-is).
+    pub rows: Vec<MotionRow>,
+    /// `(from, to)` per lane per row, then the row's four parameter lanes as two more
+    /// sections of pairs (see [`LANE_SECTIONS`]).
+    pub lanes: [Vec<[f32; 2]>; LANE_SECTIONS],
+    /// The executor's output per lane per row.
+    pub outputs: [Vec<f32>; 4],
+    /// The slot that owns each row.
+    pub slot_of: Vec<u32>,
+    /// Change log for a GPU mirror of the rows (`None` when no mirror is kept).
+    pub mirror: Option<MirrorLog>,
+    /// The keys of the animation curves of the rows (freed with their row).
+    pub curves: crate::core::curve::CurvePool,
+    /// Rows changed since the CPU executor's segment cache last looked.
+    pub touched: Touched,
+    /// The end of each shape class's run of rows ([`CLASSES`]): class `c` holds rows
+    /// `class_end[c − 1]..class_end[c]`, so a chunk of the executors sees rows of one shape
+    /// (an interleaved mix would make every SIMD vector pay for every shape). The last
+    /// entry is the length.
+    pub class_end: [u32; CLASSES],
+}
+
+/// Indices of rows pushed, re-anchored or moved since the CPU executor last drained the log
+/// (it caches per-row state derived from the rows). Bounded: past a limit, or on `clear`, it
+/// says "everything" instead, so a world on another executor never grows it.
+#[derive(Default)]
+pub(crate) struct Touched {
+    pub rows: Vec<u32>,
+    pub all: bool,
+}
+
+impl Touched {
+    fn mark(&mut self, index: u32, len: usize) {
+        if self.all {
+            return;
+        }
+        if self.rows.len() >= (len / 4).max(1024) {
+            self.all = true;
+            self.rows.clear();
+        } else {
+            self.rows.push(index);
+        }
+    }
+}
+
+/// What changed in the rows since the GPU mirror was last synchronised.
+///
+/// `origin[i]` names where row `i`'s current content sits in the mirror: `i` itself when in
+/// sync, another pre-sync row when a swap moved it (chains of swaps are composed), or
+/// [`DIRTY`] when only the CPU has it (new or re-anchored rows). `touched` lists the indices
+/// to look at. A drain's moves never read a row another of them writes.
+#[derive(Default)]
+pub(crate) struct MirrorLog {
+    origin: Vec<u32>,
+    touched: Vec<u32>,
+    /// Scratch bits of the rows a drain's moves write (kept, so a drain does not allocate).
+    written: Vec<u64>,
+}
+
+/// `MirrorLog::origin` of a row the mirror does not have.
+pub(crate) const DIRTY: u32 = u32::MAX;
+
+impl MirrorLog {
+    /// Drains the log: `moves` gets `(dst, src)` row copies within the mirror, `uploads` the
+    /// rows to send from the CPU. Afterwards the mirror is in sync.
+    pub fn drain(&mut self, len: usize, moves: &mut Vec<[u32; 2]>, uploads: &mut Vec<u32>) {
+        for &t in &self.touched {
+            let Some(origin) = self.origin.get_mut(t as usize) else {
+                continue; // removed since
+            };
+            if *origin == t {
+                continue; // in sync, or already handled
+            }
+            if *origin == DIRTY {
+                uploads.push(t);
+            } else {
+                moves.push([t, *origin]);
+            }
+            *origin = t;
+        }
+        self.touched.clear();
+        debug_assert_eq!(self.origin.len(), len);
+        // Swaps (see `Rows::swap`) can make a move's source the destination of another
+        // move, which the apply pass would overwrite while reading it: those rows go up from
+        // the CPU instead.
+        if moves.is_empty() {
+            return;
+        }
+        self.written.resize(len.div_ceil(64), 0);
+        let bit = |r: u32| (r as usize / 64, 1u64 << (r % 64));
+        for &[dst, _] in moves.iter() {
+            let (word, mask) = bit(dst);
+            self.written[word] |= mask;
+        }
+        let written = &mut self.written;
+        moves.retain(|&[dst, src]| {
+            let (word, mask) = bit(src);
+            let clash = written.get(word).is_some_and(|w| w & mask != 0);
+            if clash {
+                uploads.push(dst);
+            }
+            !clash
+        });
+        for &dst in moves.iter().map(|[dst, _]| dst).chain(uploads.iter()) {
+            let (word, mask) = bit(dst);
+            self.written[word] &= !mask;
+        }
+    }
+}
+
+impl Rows {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Appends a row; returns its index.
+    pub fn push(
+        &mut self,
+        row: MotionRow,
+        pairs: [[f32; 2]; 4],
+        params: [f32; 4],
+        slot: u32,
+    ) -> u32 {
+        let index = self.rows.len() as u32;
+        self.rows.push(row);
+        let [p0, p1, p2, p3] = params;
+        let sections = pairs.into_iter().chain([[p0, p1], [p2, p3]]);
+        for (column, pair) in self.lanes.iter_mut().zip(sections) {
+            column.push(pair);
+        }
+        // Outputs start at the value at progress E(0) = 0: what a pipelined readback shows
+        // until the first value of this row comes back.
+        let start = row_value(&row, pairs, 0.0, 0.0);
+        for (column, value) in self.outputs.iter_mut().zip(start) {
+            column.push(value);
+        }
+        self.slot_of.push(slot);
+        self.touched.mark(index, self.rows.len());
+        if let Some(log) = &mut self.mirror {
+            log.origin.push(DIRTY);
+            log.touched.push(index);
+        }
+        index
+    }
+
+    /// Replaces a row's timing (re-anchoring).
+    pub fn set_row(&mut self, index: u32, row: MotionRow) {
+        self.rows[index as usize] = row;
+        self.touched.mark(index, self.rows.len());
+        if let Some(log) = &mut self.mirror {
+            log.origin[index as usize] = DIRTY;
+            log.touched.push(index);
+        }
+    }
+
+    /// Starts (or stops) keeping a change log for a GPU mirror. A new log marks every row
+    /// dirty, so the first sync uploads everything.
+    pub fn set_mirrored(&mut self, on: bool) {
+        self.curves.set_mirrored(on);
+        self.mirror = on.then(|| MirrorLog {
+            origin: vec![DIRTY; self.rows.len()],
+            touched: (0..self.rows.len() as u32).collect(),
+            written: Vec::new(),
+        });
+    }
+
+    /// Exchanges rows `a` and `b` with everything that belongs to them (in a GPU mirror's
+    /// log too: a move of each, unless the drain finds a clash).
+    pub fn swap(&mut self, a: u32, b: u32) {
+        let (i, j) = (a as usize, b as usize);
+        self.rows.swap(i, j);
+        for column in &mut self.lanes {
+            column.swap(i, j);
+        }
+        for column in &mut self.outputs {
+            column.swap(i, j);
+        }
+        self.slot_of.swap(i, j);
+        for index in [a, b] {
+            self.touched.mark(index, self.rows.len());
+        }
+        if let Some(log) = &mut self.mirror {
+            log.origin.swap(i, j);
+            log.touched.extend([a, b]);
+        }
+    }
+
+    /// Removes the last row (the world first moves the row it removes there, see
+    /// `MotionWorld::remove_row`, so no other row moves).
+    pub fn pop(&mut self) {
+        let Some(last) = self.rows.len().checked_sub(1) else {
+            return;
+        };
+        // Curve keys die with their row.
+        if self.rows[last].ease_bits() == crate::core::curve::ID_CURVE {
+            self.curves.free(self.params(last as u32));
+        }
+        self.rows.pop();
+        for column in &mut self.lanes {
+            column.pop();
+        }
+        for column in &mut self.outputs {
+            column.pop();
+        }
+        self.slot_of.pop();
+        if let Some(log) = &mut self.mirror {
+            log.origin.pop();
+        }
+    }
+
+    /// The `(from, to)` pairs of a row.
+    #[inline]
+    pub fn pairs(&self, index: u32) -> [[f32; 2]; 4] {
+        let i = index as usize;
+        [
+            self.lanes[0][i],
+            self.lanes[1][i],
+            self.lanes[2][i],
+            self.lanes[3][i],
+        ]
+    }
+
+    /// The parameter lanes of a row.
+    #[inline]
+    pub fn params(&self, index: u32) -> [f32; 4] {
+        let i = index as usize;
+        let ([p0, p1], [p2, p3]) = (self.lanes[4][i], self.lanes[5][i]);
+        [p0, p1, p2, p3]
+    }
+
+    /// The value of row `index` evaluated as `now` (parametric eases and adapters included).
+    #[inline]
+    /// `w` is the world time of the row's time kind.
+    pub fn value_at(&self, index: u32, now: &crate::eval::Progress, w: f64) -> Lanes {
+        let row = &self.rows[index as usize];
+        let p = crate::eval::clock::eased_with(row, now, self.params(index), self.curves.keys());
+        row_value(row, self.pairs(index), p, w)
+    }
+
+    /// The executor's last output for a row.
+    #[inline]
+    pub fn output(&self, index: u32) -> Lanes {
+        let i = index as usize;
+        [
+            self.outputs[0][i],
+            self.outputs[1][i],
+            self.outputs[2][i],
+            self.outputs[3][i],
+        ]
+    }
+
+    /// Shrinks with hysteresis: only when a quarter or less of the capacity is used, and
+    /// then to twice the length, so a world oscillating around a size never reallocates.
+    pub fn shrink_if_sparse(&mut self) {
+        self.curves.shrink_if_sparse();
+        let cap = self.rows.capacity();
+        if cap > MIN_CAPACITY && self.rows.len() * 4 <= cap {
+            let target = (self.rows.len() * 2).max(MIN_CAPACITY);
+            self.rows.shrink_to(target);
+            for column in &mut self.lanes {
+                column.shrink_to(target);
+            }
+            for column in &mut self.outputs {
+                column.shrink_to(target);
+            }
+            self.slot_of.shrink_to(target);
+            // The logs hold at most about a quarter of the rows (`Touched::mark`) or the
+            // rows touched between two syncs.
+            self.touched.rows.shrink_to(1024);
+            if let Some(log) = &mut self.mirror {
+                log.origin.shrink_to(target);
+                log.touched.shrink_to(target);
+                log.written.shrink_to(target.div_ceil(64));
+            }
+        }
+    }
+
+    pub fn reserve(&mut self, additional: usize) {
+        self.rows.reserve(additional);
+        for column in &mut self.lanes {
+            column.reserve(additional);
+        }
+        for column in &mut self.outputs {
+            column.reserve(additional);
+        }
+        self.slot_of.reserve(additional);
+    }
+
+    pub fn clear(&mut self) {
+        self.rows.clear();
+        for column in &mut self.lanes {
+            column.clear();
+        }
+        for column in &mut self.outputs {
+            column.clear();
+        }
+        self.slot_of.clear();
+        self.class_end = [0; CLASSES];
+        self.touched.all = true;
+        self.touched.rows.clear();
+        if let Some(log) = &mut self.mirror {
+            log.origin.clear();
+            log.touched.clear();
+        }
+        self.curves.clear();
+        self.shrink_if_sparse();
+    }
+}

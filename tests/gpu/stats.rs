@@ -1,0 +1,197 @@
+//! The GPU work of an update, as `MotionWorld::gpu_update_stats` counts it: a world with
+//! nothing to evaluate submits nothing; any mix of value types and shapes is one evaluate
+//! dispatch per page of the table; row changes, CPU binds and GPU targets add their own
+//! passes only when there are some. Runs on wgpu's `noop` device (always), on the shared
+//! adapter and on the paged test device when there is one.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use glam::Vec2;
+use wgpu_tween::gpu::{GpuContext, GpuTarget, GpuUpdateStats};
+use wgpu_tween::{Executor, LoopType, Motion, MotionWorld};
+
+use crate::common;
+// `run_of_type`: a cycle through every value type and shape.
+#[allow(dead_code)]
+#[path = "../../bench/benches/common/mod.rs"]
+mod shapes;
+
+const DT: f64 = 1.0 / 60.0;
+
+/// The noop device, and the shared adapter's context where there is one.
+fn contexts() -> Vec<GpuContext> {
+    let (device, queue) = wgpu::Device::noop(&wgpu::DeviceDescriptor::default());
+    let info = device.adapter_info();
+    let mut out = vec![GpuContext::from_device(device, queue, info)];
+    out.extend(common::gpu());
+    out
+}
+
+fn gpu_world(ctx: &GpuContext) -> MotionWorld {
+    let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+    world.set_executor(Executor::Gpu).expect("GPU executor");
+    world
+}
+
+/// A storage buffer of `bytes` bytes to target.
+fn instances(ctx: &GpuContext, bytes: u64) -> wgpu::Buffer {
+    ctx.device().create_buffer(&wgpu::BufferDescriptor {
+        label: Some("instances"),
+        size: bytes,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    })
+}
+
+fn stats(world: &MotionWorld) -> GpuUpdateStats {
+    world.gpu_update_stats().expect("a device is attached")
+}
+
+#[test]
+fn a_world_with_nothing_to_evaluate_submits_nothing() {
+    for ctx in contexts() {
+        let mut world = gpu_world(&ctx);
+        world.update(DT).expect("update");
+        assert_eq!(stats(&world), GpuUpdateStats::default(), "empty world");
+
+        for _ in 0..10 {
+            Motion::new(0.0f32, 1.0, 0.05)
+                .run(&mut world)
+                .expect("valid motion");
+        }
+        common::update_on_gpu(&mut world, DT, "first update");
+        let first = stats(&world);
+        assert_eq!((first.submissions, first.uploaded_rows), (1, 10));
+        // The update that passes their end still evaluates them (their final values).
+        common::update_on_gpu(&mut world, 1.0, "last update");
+        assert_eq!(world.len(), 0);
+        common::update_on_gpu(&mut world, DT, "after the end");
+        assert_eq!(stats(&world), GpuUpdateStats::default(), "finished world");
+    }
+}
+
+#[test]
+fn a_mix_of_every_value_type_is_one_evaluate_dispatch() {
+    let n: u32 = 1000;
+    let mut contexts: Vec<(GpuContext, u32)> = contexts().into_iter().map(|c| (c, 1)).collect();
+    // Pages of 256 rows: one dispatch per page.
+    contexts.extend(common::gpu_paged().map(|c| (c, n.div_ceil(256))));
+    for (ctx, pages) in contexts {
+        let mut world = gpu_world(&ctx);
+        for i in 0..n as usize {
+            // (Long enough to run through the updates below.)
+            shapes::run_of_type(&mut world, i, 10.0);
+        }
+        common::update_on_gpu(&mut world, DT, "first update");
+        let first = stats(&world);
+        assert_eq!(first.submissions, 1);
+        assert_eq!(first.uploaded_rows, n);
+        assert_eq!(first.moved_rows, 0);
+        assert_eq!(first.evaluate_dispatches, pages);
+        for _ in 0..3 {
+            common::update_on_gpu(&mut world, DT, "steady update");
+            let steady = stats(&world);
+            let counts = (
+                steady.submissions,
+                steady.evaluate_dispatches,
+                steady.dispatches,
+                steady.uploaded_rows,
+                steady.moved_rows,
+                steady.read_back_values,
+            );
+            assert_eq!(counts, (1, pages, pages, 0, 0, 0), "{pages} pages");
+            // Only the frame header: 256 bytes per page slot for the evaluate params, the
+            // child rounds' and the gather's, in a power of two of slots.
+            let slots = u64::from(pages.next_power_of_two());
+            assert_eq!(steady.bytes_written, 3 * 256 * slots);
+        }
+    }
+}
+
+#[test]
+fn changes_binds_and_targets_add_their_passes() {
+    for ctx in contexts() {
+        let mut world = gpu_world(&ctx);
+        let seen = Arc::new(AtomicU32::new(0));
+        let mut handles = Vec::new();
+        for i in 0..100 {
+            let motion = Motion::new(0.0f32, 1.0, 1.0).loops(-1, LoopType::Restart);
+            let handle = if i < 10 {
+                let seen = Arc::clone(&seen);
+                motion.bind(&mut world, move |v: f32| {
+                    seen.store(v.to_bits(), Ordering::Relaxed)
+                })
+            } else {
+                motion.run(&mut world)
+            };
+            handles.push(handle.expect("valid motion"));
+        }
+        Motion::new(Vec2::ZERO, Vec2::ONE, 1.0)
+            .loops(-1, LoopType::Flip)
+            .bind_to_buffer(&mut world, GpuTarget::new(instances(&ctx, 256), 3, 4, 0))
+            .expect("target in bounds");
+        common::update_on_gpu(&mut world, DT, "first update");
+        common::update_on_gpu(&mut world, DT, "steady update");
+        let steady = stats(&world);
+        // Evaluate, gather, scatter; ten values back (blocking readback: this update's).
+        assert_eq!(
+            (
+                steady.submissions,
+                steady.evaluate_dispatches,
+                steady.dispatches
+            ),
+            (1, 1, 3)
+        );
+        assert_eq!(steady.read_back_values, 10);
+        assert_eq!((steady.uploaded_rows, steady.moved_rows), (0, 0));
+
+        // A removal from the middle of the f32 run (rows 0–99, the Vec2 row 100): the world
+        // swaps it past the last f32 row and then past the Vec2 row, so row 50 takes row 99
+        // and row 99 takes row 100. The first move reads a row the second writes, so it goes
+        // up as an upload instead: one move, one upload, a dispatch each.
+        world.cancel(handles[50]).expect("live motion");
+        common::update_on_gpu(&mut world, DT, "after a removal");
+        let removal = stats(&world);
+        assert_eq!(
+            (
+                removal.moved_rows,
+                removal.uploaded_rows,
+                removal.dispatches
+            ),
+            (1, 1, 5)
+        );
+        // A re-anchored motion goes up again.
+        world.set_time(handles[20], 0.5).expect("live motion");
+        common::update_on_gpu(&mut world, DT, "after set_time");
+        let reanchor = stats(&world);
+        assert_eq!((reanchor.uploaded_rows, reanchor.moved_rows), (1, 0));
+        assert_eq!(reanchor.dispatches, 4);
+    }
+}
+
+#[test]
+fn the_cpu_executor_counts_its_target_writes_only() {
+    for ctx in contexts() {
+        let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+        world.set_executor(Executor::Cpu).expect("CPU executor");
+        Motion::new(0.0f32, 1.0, 1.0)
+            .run(&mut world)
+            .expect("valid motion");
+        world.update(DT).expect("update");
+        assert_eq!(stats(&world), GpuUpdateStats::default(), "no target");
+
+        Motion::new(0.0f32, 1.0, 1.0)
+            .bind_to_buffer(&mut world, GpuTarget::new(instances(&ctx, 64), 2, 1, 0))
+            .expect("target in bounds");
+        world.update(DT).expect("update");
+        let s = stats(&world);
+        assert_eq!(
+            (s.submissions, s.evaluate_dispatches, s.dispatches),
+            (1, 0, 1)
+        );
+        assert_eq!((s.uploaded_rows, s.read_back_values), (0, 0));
+        assert!(s.bytes_written >= 4, "the value went up");
+    }
+    assert!(MotionWorld::new().gpu_update_stats().is_none());
+}

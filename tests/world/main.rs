@@ -1,0 +1,22 @@
+//! Behaviour tests of the world on every executor the machine has: handles, callbacks, sequences,
+//! curves, value types, eases, examples. One binary of many modules (wgpu's tests/tests/root.rs
+//! layout), so wgpu links once.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod async_debug;
+mod bad_input;
+mod callback_order;
+mod completion_futures;
+mod curves;
+mod drop_panics;
+mod examples;
+mod handles;
+mod parametric_eases;
+mod punch_shake;
+mod reentrancy;
+mod sequences;
+mod swarm;
+mod text_motions;
+mod value_types;
