@@ -1,4 +1,7 @@
-//! Error types. Bad input is a typed error that leaves the world unchanged, never a panic or
+//! Every error type, and which bad input gives which. The types are also re-exported at the
+//! crate root.
+//!
+//! Bad input is a typed error that leaves the world unchanged, never a panic or
 //! a NaN on screen (`docs/design.md`, invariant 6); `tests/bad_input.rs`, `tests/handles.rs`,
 //! `tests/gpu_targets.rs` and the property and fuzz tests check it.
 //!

@@ -41,7 +41,7 @@
 //!   [`RoundingMode`]), glam `Vec2`/`Vec3`/`Vec4`/`Quat` (slerp, or [`Motion::nlerp`]),
 //!   [`Color`], `[f32; N]`; [`Motion::punch`] and [`Motion::shake`] for `f32`, `Vec2`, `Vec3`;
 //!   text reveals ([`TextReveal`], [`Motion::bind_text`]).
-//! - [`cpu`]: the reference evaluation and the CPU executor; [`MotionRow`]: the row format.
+//! - [`error`]: every error type, with the table of which bad input gives which.
 //! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's),
 //!   [`GpuTarget`](gpu::GpuTarget) (values written into a user buffer), readback modes;
 //!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`].
@@ -52,9 +52,10 @@
 
 #![warn(missing_docs)]
 
-// Layers, bottom to top; a layer imports only from the layers below it.
+// Layers, bottom to top: core (with error), eval, table, exec, world, motion. Each imports
+// only from the layers below it (`scripts/check-layers` checks).
 mod core;
-mod error;
+pub mod error;
 mod eval;
 mod exec;
 mod motion;
