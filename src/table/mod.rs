@@ -2,3 +2,4 @@
 //! with the change journal the GPU executor replays.
 
 pub(crate) mod rows;
+pub(crate) mod runs;

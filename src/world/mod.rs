@@ -436,7 +436,7 @@ impl MotionWorld {
             self.bound.push(BoundEntry { seq, slot, version });
         }
         self.schedule(slot, row_index, 0.0);
-        self.place_new_row(row_index);
+        self.place_new_row();
         let handle = MotionHandle {
             world: self.id,
             slot,

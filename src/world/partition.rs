@@ -1,63 +1,29 @@
-//! Rows kept in runs of one shape ([`CLASSES`]): a new row is swapped down past the first
-//! row of each later class, a removed one up past the last row of each, so either costs at
-//! most `CLASSES − 1` swaps, and none in a world of one shape.
-//!
-//! Why: both executors evaluate rows side by side (64-row chunks of SIMD vectors on the CPU,
-//! SIMD lanes of a workgroup on software GPUs), and a vector that mixes shapes pays for all
-//! of them: four lanes read and written for a one-lane row, the quaternion code for a lerp.
-//! Lerps are split by lane count, as a CPU chunk lerps the lanes of its widest row: a world
-//! of `Vec2` motions costs 30% less than when its chunks lerped four lanes.
+//! Where the table's runs of one shape (`table/runs.rs`) meet the world: after a row moves,
+//! its slot, target and sequence children are pointed at its new place.
 
 use super::MotionWorld;
-use crate::table::rows::{class_of, CLASSES};
+use crate::table::runs::Swaps;
 
 impl MotionWorld {
-    /// Moves the row just pushed at `index` (the last) into its class's run.
-    pub(super) fn place_new_row(&mut self, index: u32) {
-        let class = class_of(&self.rows.rows[index as usize]);
-        let ends = &mut self.rows.class_end;
-        let mut at = index;
-        let mut swaps = [[0u32; 2]; CLASSES];
-        let mut count = 0;
-        for later in (class + 1..CLASSES).rev() {
-            let start = ends[later - 1];
-            if start < at {
-                swaps[count] = [start, at];
-                count += 1;
-                at = start;
-            }
-        }
-        for end in &mut ends[class..] {
-            *end += 1;
-        }
-        for &[a, b] in &swaps[..count] {
-            self.swap_rows(a, b);
-        }
+    /// Moves the row just pushed into its class's run.
+    pub(super) fn place_new_row(&mut self) {
+        let swaps = self.rows.place_last();
+        self.relink(swaps);
     }
 
-    /// Removes row `index`: moves it to the end of the table, past the later classes' runs
-    /// (shrinking the runs), and drops it from there, so no row but the swapped ones moves.
+    /// Removes row `index` from the table.
     pub(super) fn remove_row(&mut self, index: u32) {
-        let class = class_of(&self.rows.rows[index as usize]);
-        let mut at = index;
-        for c in class..CLASSES {
-            let last = self.rows.class_end[c] - 1;
-            if at != last {
-                self.swap_rows(at, last);
-                at = last;
-            }
-            self.rows.class_end[c] -= 1;
-        }
-        debug_assert_eq!(at as usize + 1, self.rows.len());
-        self.rows.pop();
+        let swaps = self.rows.remove(index);
+        self.relink(swaps);
     }
 
-    /// Exchanges rows `a` and `b` and points their slots, targets and sequence children at
-    /// their new places.
-    fn swap_rows(&mut self, a: u32, b: u32) {
-        self.rows.swap(a, b);
-        for index in [a, b] {
-            let slot = self.rows.slot_of[index as usize];
+    /// Points the slots, targets and sequence children of swapped rows at their new places
+    /// (the removed row, now past the end, has no owner left to tell).
+    fn relink(&mut self, swaps: Swaps) {
+        for index in swaps.rows() {
+            let Some(&slot) = self.rows.slot_of.get(index as usize) else {
+                continue;
+            };
             self.slots.set_row(slot, index);
             let meta = &self.meta[slot as usize];
             if let Some(target) = meta.target {
@@ -75,6 +41,7 @@ mod tests {
     use glam::{Quat, Vec2, Vec3};
 
     use super::*;
+    use crate::table::rows::class_of;
     use crate::{Color, LoopType, Motion, MotionHandle, Sequence};
 
     /// The table is in runs of one class each, every slot points at its row, and every

@@ -7,9 +7,9 @@
 
 use crate::common;
 #[path = "../../bench/src/parity.rs"]
-mod parity;
+mod shared_parity;
 
-use parity::run_parity;
+use shared_parity::run_parity;
 
 /// `WGPU_TWEEN_PARITY_SEED=n` shifts every seed (to explore more random worlds by hand).
 fn seed(base: u64) -> u64 {
