@@ -18,18 +18,23 @@ impl MotionWorld {
     }
 
     /// Points the slots, targets and sequence children of swapped rows at their new places
-    /// (the removed row, now past the end, has no owner left to tell).
+    /// (the removed row, now past the end, has no owner left to tell). Children last: their
+    /// own rows may be among the swapped ones.
     fn relink(&mut self, swaps: Swaps) {
         for index in swaps.rows() {
             let Some(&slot) = self.rows.slot_of.get(index as usize) else {
                 continue;
             };
             self.slots.set_row(slot, index);
-            let meta = &self.meta[slot as usize];
-            if let Some(target) = meta.target {
+            if let Some(target) = self.meta[slot as usize].target {
                 self.targets.set_row(target, index);
             }
-            if meta.is_sequence {
+        }
+        for index in swaps.rows() {
+            let Some(&slot) = self.rows.slot_of.get(index as usize) else {
+                continue;
+            };
+            if self.meta[slot as usize].is_sequence {
                 self.relink_children(slot, index);
             }
         }
