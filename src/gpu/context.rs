@@ -28,6 +28,21 @@ pub enum GpuError {
     /// Mapping a readback buffer failed.
     #[error("mapping a readback buffer failed: {0}")]
     Map(String),
+    /// Target buffers the device no longer accepts (destroyed, or left mapped): these
+    /// motions lost their [`GpuTarget`](super::GpuTarget)s and keep running; every other
+    /// target and the executor carry on.
+    #[error("{} motions lost their GPU targets (buffer destroyed or left mapped)", motions.len())]
+    TargetsLost {
+        /// The motions whose targets were dropped.
+        motions: Vec<crate::MotionHandle>,
+    },
+    /// [`attach_gpu`](crate::MotionWorld::attach_gpu) while motions have GPU targets (whose
+    /// buffers belong to the attached device); the world is unchanged.
+    #[error("cannot attach a GPU context while {targets} motions have GPU targets")]
+    LiveTargets {
+        /// Motions with a GPU target.
+        targets: usize,
+    },
     /// A buffer would exceed the device's limits.
     #[error("{what} needs {needed} bytes, over the device limit of {limit}")]
     TooLarge {
