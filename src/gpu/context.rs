@@ -144,8 +144,10 @@ impl GpuContext {
     ///
     /// The device's limits are used as they are: with the default 128 MiB storage bindings
     /// the motion table is split into pages of 2M rows (one dispatch each), so any number of
-    /// motions fits; only the readback of CPU-bound values must fit one binding (16 bytes
-    /// per bound motion), else the update fails with [`GpuError::TooLarge`].
+    /// motions fits; only the readback of CPU-bound values (16 bytes per bound motion) and,
+    /// on a table of more than one page with sequences, the values their children read (4
+    /// bytes per row) must fit one binding, else the update fails with
+    /// [`GpuError::TooLarge`].
     #[must_use]
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
         let lost = Arc::new(AtomicBool::new(false));

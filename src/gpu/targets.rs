@@ -30,7 +30,11 @@ use crate::world::rows::Rows;
 /// [`wgpu::BufferUsages::STORAGE`], come from the device of the world's
 /// [`GpuContext`](super::GpuContext) (share a renderer's device with
 /// [`GpuContext::from_device`](super::GpuContext::from_device)), and stay alive (not
-/// destroyed) while motions target it. Values are written in every update, before the
+/// destroyed) while motions target it: a buffer the device no longer accepts costs the
+/// motions that target it their targets ([`GpuError::TargetsLost`]). A buffer of another
+/// device of the same `wgpu::Instance` is a build error; one of another `Instance` cannot be
+/// told apart (wgpu 30 names buffers by ids that are unique only within an instance), so
+/// never pass one. Values are written in every update, before the
 /// update returns (so a render pass submitted after `update` sees them), whatever the
 /// executor. Nothing is written at creation or by `set_time` until the next update, and a
 /// motion's last value stays in the buffer after it ends. Two motions writing the same
