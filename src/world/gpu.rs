@@ -30,10 +30,16 @@ impl MotionWorld {
 
     /// Attaches a GPU context (building its pipelines) and chooses the executor by
     /// [`Executor::Auto`].
+    ///
+    /// Fails with [`GpuError::LiveTargets`] while motions have GPU targets (their buffers
+    /// belong to the attached device), leaving the world as it was.
     pub fn attach_gpu(&mut self, ctx: GpuContext) -> Result<(), GpuError> {
+        if !self.targets.is_empty() {
+            return Err(GpuError::LiveTargets {
+                targets: self.targets.len(),
+            });
+        }
         let gpu = GpuExecutor::new(ctx)?;
-        // Targets name buffers of the previous device.
-        self.drop_targets();
         self.gpu = Some(Box::new(gpu));
         self.set_executor(Executor::Auto)
     }
@@ -91,7 +97,9 @@ impl MotionWorld {
     }
 
     /// A GPU failure since the last call, after which the world moved to the CPU executor
-    /// with every motion kept. Reported once.
+    /// with every motion kept, or [`GpuError::TargetsLost`]: target buffers the device no
+    /// longer accepts, whose motions lost their targets (the world kept its executor and
+    /// every other target). Reported once.
     pub fn take_gpu_error(&mut self) -> Option<GpuError> {
         self.gpu_error.take()
     }
@@ -168,37 +176,18 @@ impl MotionWorld {
 
     /// Evaluates every row with the active executor. A GPU failure moves the world to the
     /// CPU executor for good (the rows are the whole truth) and is kept for
-    /// [`take_gpu_error`](Self::take_gpu_error).
+    /// [`take_gpu_error`](Self::take_gpu_error), unless it was caused by target buffers the
+    /// device no longer accepts: then only their motions lose their targets, and the update
+    /// is evaluated again on a new GPU executor (the failed submission's changes are lost).
     pub(super) fn evaluate_rows(&mut self) {
         if self.use_gpu {
-            let len = self.rows.len() as u32;
-            let sequence_depth = if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
-                self.sequence_depth()
-            } else {
-                0
-            };
-            if let Some(gpu) = self.gpu.as_deref_mut() {
-                self.bound_rows.clear();
-                self.bound_motions.clear();
-                for entry in &self.bound {
-                    if let Some(slot) = self.slots.get(entry.slot, entry.version) {
-                        self.bound_rows.push(slot.row);
-                        self.bound_motions.push([entry.slot, entry.version]);
-                    }
-                }
-                let input = FrameInput {
-                    now: &self.clocks.now,
-                    bound_rows: &self.bound_rows,
-                    bound_motions: &self.bound_motions,
-                    sequence_depth,
-                };
-                let slots = &self.slots;
-                match gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {
-                    slots.get(s, v).map(|x| x.row)
-                }) {
-                    Ok(()) => return,
-                    Err(error) => self.lose_gpu(error),
-                }
+            let mut result = self.evaluate_on_gpu();
+            if result.is_err() && self.drop_unusable_targets() {
+                result = self.restart_gpu().and_then(|()| self.evaluate_on_gpu());
+            }
+            match result {
+                Ok(()) => return,
+                Err(error) => self.lose_gpu(error),
             }
         }
         self.executor.evaluate(&mut self.rows, &self.clocks.now);
@@ -206,11 +195,94 @@ impl MotionWorld {
             self.evaluate_children();
         }
         // With a device attached, targets are filled under the CPU executor too.
-        if let Some(gpu) = self.gpu.as_deref_mut() {
-            if let Err(error) = gpu.fill_targets(&mut self.targets, &self.rows) {
-                self.lose_gpu(error);
+        let mut result = self.fill_targets_from_cpu();
+        if result.is_err() && self.drop_unusable_targets() {
+            result = self.fill_targets_from_cpu();
+        }
+        if let Err(error) = result {
+            self.lose_gpu(error);
+        }
+    }
+
+    /// One GPU evaluation of the update.
+    fn evaluate_on_gpu(&mut self) -> Result<(), GpuError> {
+        let len = self.rows.len() as u32;
+        let sequence_depth = if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
+            self.sequence_depth()
+        } else {
+            0
+        };
+        let Some(gpu) = self.gpu.as_deref_mut() else {
+            return Err(GpuError::NoAdapter(": no GPU context attached".into()));
+        };
+        self.bound_rows.clear();
+        self.bound_motions.clear();
+        for entry in &self.bound {
+            if let Some(slot) = self.slots.get(entry.slot, entry.version) {
+                self.bound_rows.push(slot.row);
+                self.bound_motions.push([entry.slot, entry.version]);
             }
         }
+        let input = FrameInput {
+            now: &self.clocks.now,
+            bound_rows: &self.bound_rows,
+            bound_motions: &self.bound_motions,
+            sequence_depth,
+        };
+        let slots = &self.slots;
+        gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {
+            slots.get(s, v).map(|x| x.row)
+        })
+    }
+
+    /// Writes the CPU executor's values of targeted motions into their buffers.
+    fn fill_targets_from_cpu(&mut self) -> Result<(), GpuError> {
+        match self.gpu.as_deref_mut() {
+            Some(gpu) => gpu.fill_targets(&mut self.targets, &self.rows),
+            None => Ok(()),
+        }
+    }
+
+    /// After a failed GPU call: finds the target buffers the device no longer accepts and
+    /// drops their targets, reporting their motions ([`GpuError::TargetsLost`]). Returns
+    /// whether there were any (else the failure was not theirs).
+    fn drop_unusable_targets(&mut self) -> bool {
+        let Some(gpu) = self.gpu.as_deref() else {
+            return false;
+        };
+        if self.targets.is_empty() || gpu.context().is_lost() {
+            return false;
+        }
+        let bad = self.targets.unusable_groups(gpu.context(), gpu.pipelines());
+        if bad.is_empty() {
+            return false;
+        }
+        let mut motions = match self.gpu_error.take() {
+            Some(GpuError::TargetsLost { motions }) => motions,
+            _ => Vec::new(),
+        };
+        for g in bad {
+            for slot in self.targets.remove_group(g) {
+                self.meta[slot as usize].target = None;
+                motions.push(self.handle_of(slot));
+            }
+        }
+        self.gpu_error = Some(GpuError::TargetsLost { motions });
+        true
+    }
+
+    /// Replaces the GPU executor by a new one on the same context, which uploads every row
+    /// again.
+    fn restart_gpu(&mut self) -> Result<(), GpuError> {
+        let Some(old) = self.gpu.as_deref() else {
+            return Ok(());
+        };
+        let new = old.restarted()?;
+        self.gpu = Some(Box::new(new));
+        self.rows.set_mirrored(false);
+        self.rows.set_mirrored(true);
+        self.targets.forget_bind_groups();
+        Ok(())
     }
 
     /// After a GPU failure: the CPU executor for good (the rows are the whole truth), the
@@ -253,7 +325,9 @@ impl MotionWorld {
             .targets
             .write_now(gpu.context(), target, &value[..lanes])
         {
-            self.lose_gpu(error);
+            if !self.drop_unusable_targets() {
+                self.lose_gpu(error);
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bad_targets;
 mod buffers;
 mod dispatch;
 mod drift;

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
-use wgpu_tween::gpu::{GpuContext, GpuTarget};
+use wgpu_tween::gpu::{GpuContext, GpuError, GpuTarget};
 use wgpu_tween::{
     Animatable, BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld,
 };
@@ -445,14 +445,15 @@ fn a_destroyed_target_buffer_is_an_error_not_a_panic() {
         world.update(0.25).expect("update");
         assert_eq!(world.take_gpu_error(), None);
         buffer.destroy();
-        // The scatter fails: the world reports it, drops its GPU (and targets) and goes on
-        // on the CPU with every motion.
+        // The scatter fails: the world reports the motion whose target it drops, and goes
+        // on with its executor and every motion.
         world.update(0.25).expect("update");
-        assert!(
-            world.take_gpu_error().is_some(),
-            "{executor:?}: no error reported"
+        assert_eq!(
+            world.take_gpu_error(),
+            Some(GpuError::TargetsLost { motions: vec![h] }),
+            "{executor:?}"
         );
-        assert_eq!(world.active_executor(), Executor::Cpu);
+        assert_eq!(world.active_executor(), executor);
         assert!(world.is_active(h));
         world.update(0.25).expect("update");
         assert_eq!(f32::from_bits(seen.load(Ordering::Relaxed)), 6.0);

@@ -28,6 +28,21 @@ pub enum GpuError {
     /// Mapping a readback buffer failed.
     #[error("mapping a readback buffer failed: {0}")]
     Map(String),
+    /// Target buffers the device no longer accepts (destroyed, or left mapped): these
+    /// motions lost their [`GpuTarget`](super::GpuTarget)s and keep running; every other
+    /// target and the executor carry on.
+    #[error("{} motions lost their GPU targets (buffer destroyed or left mapped)", motions.len())]
+    TargetsLost {
+        /// The motions whose targets were dropped.
+        motions: Vec<crate::MotionHandle>,
+    },
+    /// [`attach_gpu`](crate::MotionWorld::attach_gpu) while motions have GPU targets (whose
+    /// buffers belong to the attached device); the world is unchanged.
+    #[error("cannot attach a GPU context while {targets} motions have GPU targets")]
+    LiveTargets {
+        /// Motions with a GPU target.
+        targets: usize,
+    },
     /// A buffer would exceed the device's limits.
     #[error("{what} needs {needed} bytes, over the device limit of {limit}")]
     TooLarge {
@@ -129,8 +144,10 @@ impl GpuContext {
     ///
     /// The device's limits are used as they are: with the default 128 MiB storage bindings
     /// the motion table is split into pages of 2M rows (one dispatch each), so any number of
-    /// motions fits; only the readback of CPU-bound values must fit one binding (16 bytes
-    /// per bound motion), else the update fails with [`GpuError::TooLarge`].
+    /// motions fits; only the readback of CPU-bound values (16 bytes per bound motion) and,
+    /// on a table of more than one page with sequences, the values their children read (4
+    /// bytes per row) must fit one binding, else the update fails with
+    /// [`GpuError::TooLarge`].
     #[must_use]
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
         let lost = Arc::new(AtomicBool::new(false));

@@ -180,6 +180,21 @@ impl GpuExecutor {
         &self.ctx
     }
 
+    pub fn pipelines(&self) -> &Pipelines {
+        &self.pipelines
+    }
+
+    /// A new executor on the same context with this one's settings (readback mode, pass
+    /// timing, dispatch cap) and no table: after a failed submission, whose changes this
+    /// one's table may lack.
+    pub fn restarted(&self) -> Result<Self, GpuError> {
+        let mut new = Self::new(self.ctx.clone())?;
+        new.mode = self.mode;
+        new.max_per_axis = self.max_per_axis;
+        new.set_pass_timing(self.timer.is_some());
+        Ok(new)
+    }
+
     /// Starts (or stops) timing the evaluate pass; returns whether passes are timed (the
     /// device may lack timestamp queries).
     pub fn set_pass_timing(&mut self, on: bool) -> bool {

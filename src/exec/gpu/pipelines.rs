@@ -1,7 +1,9 @@
 //! Compute pipelines and their explicit bind group layouts, all built when a context's
 //! executor is first made (none is compiled mid-run).
 
-use super::shaders::{ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, SCATTER_MODULE};
+use super::shaders::{
+    ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, PROBE_MODULE, SCATTER_MODULE,
+};
 
 pub(crate) struct Pipelines {
     /// The evaluate pass: one pipeline for every kind of row (the WGSL branches on the row's
@@ -17,6 +19,8 @@ pub(crate) struct Pipelines {
     /// One read-write storage binding: checks that a target buffer can be bound as the
     /// scatter pass binds it (usage, device, size) before any motion relies on it.
     pub target_probe_layout: wgpu::BindGroupLayout,
+    /// A dispatch over that binding that writes nothing (`shaders/probe.wgsl`).
+    pub target_probe: wgpu::ComputePipeline,
 }
 
 /// What a binding holds.
@@ -110,6 +114,7 @@ impl Pipelines {
             "wgpu-tween scatter",
             &[DynamicUniform, Read, Read, ReadWrite],
         );
+        let probe_layout = layout(device, "wgpu-tween target probe", &[ReadWrite]);
         Self {
             evaluate: pipeline(device, &EVALUATE_MODULE, &evaluate_layout),
             apply: pipeline(device, &APPLY_MODULE, &apply_layout),
@@ -119,7 +124,8 @@ impl Pipelines {
             apply_layout,
             gather_layout,
             scatter_layout,
-            target_probe_layout: layout(device, "wgpu-tween target probe", &[ReadWrite]),
+            target_probe: pipeline(device, &PROBE_MODULE, &probe_layout),
+            target_probe_layout: probe_layout,
         }
     }
 }

@@ -17,6 +17,8 @@ pub const EVALUATE: &str = include_str!("../../../shaders/evaluate.wgsl");
 pub const APPLY: &str = include_str!("../../../shaders/apply.wgsl");
 /// The readback gather pass.
 pub const GATHER: &str = include_str!("../../../shaders/gather.wgsl");
+/// The probe of a target buffer.
+pub const PROBE: &str = include_str!("../../../shaders/probe.wgsl");
 /// The GPU-target scatter pass.
 pub const SCATTER: &str = include_str!("../../../shaders/scatter.wgsl");
 
@@ -67,10 +69,22 @@ pub const SCATTER_MODULE: ShaderModule = ShaderModule {
     parts: &[SCATTER],
 };
 
+/// The probe of a target buffer after a failed update (`Targets::unusable_groups`).
+pub const PROBE_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween target probe",
+    entry_point: "probe",
+    parts: &[PROBE],
+};
+
 /// Every module the executor builds.
 #[cfg(test)]
-pub const ALL_MODULES: [ShaderModule; 4] =
-    [EVALUATE_MODULE, APPLY_MODULE, GATHER_MODULE, SCATTER_MODULE];
+pub const ALL_MODULES: [ShaderModule; 5] = [
+    EVALUATE_MODULE,
+    APPLY_MODULE,
+    GATHER_MODULE,
+    SCATTER_MODULE,
+    PROBE_MODULE,
+];
 
 #[cfg(test)]
 mod tests {

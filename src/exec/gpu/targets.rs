@@ -30,7 +30,11 @@ use crate::table::rows::Rows;
 /// [`wgpu::BufferUsages::STORAGE`], come from the device of the world's
 /// [`GpuContext`](super::GpuContext) (share a renderer's device with
 /// [`GpuContext::from_device`](super::GpuContext::from_device)), and stay alive (not
-/// destroyed) while motions target it. Values are written in every update, before the
+/// destroyed) while motions target it: a buffer the device no longer accepts costs the
+/// motions that target it their targets ([`GpuError::TargetsLost`]). A buffer of another
+/// device of the same `wgpu::Instance` is a build error; one of another `Instance` cannot be
+/// told apart (wgpu 30 names buffers by ids that are unique only within an instance), so
+/// never pass one. Values are written in every update, before the
 /// update returns (so a render pass submitted after `update` sees them), whatever the
 /// executor. Nothing is written at creation or by `set_time` until the next update, and a
 /// motion's last value stays in the buffer after it ends. Two motions writing the same
@@ -191,6 +195,68 @@ impl Targets {
     /// Whether no motion has a target.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Targeting motions.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The groups whose buffer the device no longer accepts in a submission (destroyed, or
+    /// left mapped): one probe dispatch per buffer, each submitted in its own error scope.
+    /// Only after a failed update, to tell which buffers failed it.
+    pub fn unusable_groups(&self, ctx: &GpuContext, pipelines: &Pipelines) -> Vec<u32> {
+        let mut bad = Vec::new();
+        for (g, group) in self.groups.iter().enumerate() {
+            let Some(group) = group else {
+                continue;
+            };
+            let probed = ctx.scoped(|| {
+                let device = ctx.device();
+                let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("wgpu-tween target probe"),
+                    layout: &pipelines.target_probe_layout,
+                    entries: &[wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &group.buffer,
+                            offset: 0,
+                            size: wgpu::BufferSize::new(group.binding_size),
+                        }),
+                    }],
+                });
+                let mut encoder = device.create_command_encoder(&Default::default());
+                {
+                    let mut pass = encoder.begin_compute_pass(&Default::default());
+                    pass.set_pipeline(&pipelines.target_probe);
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                }
+                ctx.queue().submit([encoder.finish()]);
+            });
+            if probed.is_err() {
+                bad.push(g as u32);
+            }
+        }
+        bad
+    }
+
+    /// Removes group `g` and its targets; returns the slots of its motions.
+    pub fn remove_group(&mut self, g: u32) -> Vec<u32> {
+        let Some(group) = self.groups.get_mut(g as usize).and_then(Option::take) else {
+            return Vec::new();
+        };
+        self.by_buffer.remove(&group.buffer);
+        self.free.push(g);
+        self.len -= group.owners.len();
+        group.owners
+    }
+
+    /// Forgets every bind group (the executor whose outputs they bind was replaced).
+    pub fn forget_bind_groups(&mut self) {
+        for g in self.groups.iter_mut().flatten() {
+            g.bind_groups = None;
+        }
     }
 
     /// Whether some live motion already targets `buffer` (then it was checked).
