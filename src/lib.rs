@@ -76,7 +76,7 @@ pub use motion::text::{ScrambleMode, TextReveal};
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
-    TimeDeltas,
+    TimeDeltas, WorldGpu, WorldGpuMut,
 };
 
 /// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's),

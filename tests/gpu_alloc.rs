@@ -287,6 +287,6 @@ fn steady_gpu_updates_allocate_only_inside_wgpu() {
     check("gpu", &ctx, &mut world(&ctx, 5000, 0, false), 3);
     let mut bound = world(&ctx, 5000, 300, true);
     check("gpu, binds, target", &ctx, &mut bound, 3);
-    bound.set_readback_mode(ReadbackMode::Pipelined);
+    bound.gpu_mut().set_readback_mode(ReadbackMode::Pipelined);
     check("gpu, pipelined", &ctx, &mut bound, 3);
 }

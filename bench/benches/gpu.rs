@@ -263,7 +263,7 @@ fn readback(c: &mut Criterion) {
             (ReadbackMode::Blocking, "blocking"),
             (ReadbackMode::Pipelined, "pipelined"),
         ] {
-            world.set_readback_mode(mode);
+            world.gpu_mut().set_readback_mode(mode);
             group.bench_function(BenchmarkId::new(label, n), |b| {
                 b.iter(|| world.update(black_box(DT)).expect("update"));
             });

@@ -82,7 +82,7 @@ impl Engine {
             Engine::Gpu(ctx) => {
                 let mut world = MotionWorld::with_gpu(ctx.clone())?;
                 world.set_executor(Executor::Gpu)?;
-                world.set_gpu_pass_timing(true);
+                world.gpu_mut().set_pass_timing(true);
                 world
             }
         })
@@ -268,7 +268,7 @@ fn run_world(
         let cpu = t0.elapsed();
         engine.wait();
         // The wait delivered this update's timestamps, if the device records them.
-        (cpu, world.gpu_pass_time())
+        (cpu, world.gpu_mut().pass_time())
     });
     let error = failed.or_else(|| world.take_gpu_error().map(|e| e.to_string()));
     if error.is_none() && world.len() != n {

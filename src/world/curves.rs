@@ -17,11 +17,4 @@ impl MotionWorld {
     pub fn curve_keys_in_use(&self) -> usize {
         self.rows.curves.in_use()
     }
-
-    /// Keys the GPU executor's key buffer holds (0 without one); for tests and diagnostics.
-    #[doc(hidden)]
-    #[must_use]
-    pub fn gpu_curve_key_capacity(&self) -> u32 {
-        self.gpu.as_deref().map_or(0, |g| g.curve_key_capacity())
-    }
 }

@@ -19,6 +19,120 @@ pub enum Executor {
     Gpu,
 }
 
+/// What a world reports of its GPU side, from [`MotionWorld::gpu`]: the context, the
+/// readback mode and per-update counters. Without a context each reads as "none".
+#[derive(Clone, Copy)]
+pub struct WorldGpu<'a> {
+    world: &'a MotionWorld,
+}
+
+/// A world's GPU settings, from [`MotionWorld::gpu_mut`]: the readback mode and pass timing.
+/// Without a context, setting them does nothing.
+pub struct WorldGpuMut<'a> {
+    world: &'a mut MotionWorld,
+}
+
+impl<'a> WorldGpu<'a> {
+    fn executor(self) -> Option<&'a GpuExecutor> {
+        self.world.gpu.as_deref()
+    }
+
+    /// The attached GPU context, if any.
+    #[must_use]
+    pub fn context(self) -> Option<&'a GpuContext> {
+        self.world.gpu.as_deref().map(GpuExecutor::context)
+    }
+
+    /// The readback mode of the GPU executor (blocking when none is attached).
+    #[must_use]
+    pub fn readback_mode(self) -> ReadbackMode {
+        self.executor()
+            .map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
+    }
+
+    /// What the GPU side of the last update recorded (submissions, dispatches, rows uploaded
+    /// and moved, bytes written, values read back), or `None` without a device. Counted under
+    /// either executor: with the CPU executor it is the filling of GPU targets.
+    ///
+    /// ```
+    /// use wgpu_tween::gpu::GpuContext;
+    /// use wgpu_tween::{Executor, Motion, MotionWorld};
+    ///
+    /// // wgpu's noop device accepts every command and runs none.
+    /// let (device, queue) = wgpu::Device::noop(&Default::default());
+    /// let info = device.adapter_info();
+    /// let mut world = MotionWorld::with_gpu(GpuContext::from_device(device, queue, info))?;
+    /// world.set_executor(Executor::Gpu)?;
+    /// Motion::new(0.0f32, 1.0, 2.0).run(&mut world)?;
+    /// world.update(0.1)?;
+    /// let stats = world.gpu().update_stats().expect("a device is attached");
+    /// assert_eq!((stats.submissions, stats.evaluate_dispatches), (1, 1));
+    /// assert_eq!(stats.uploaded_rows, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn update_stats(self) -> Option<GpuUpdateStats> {
+        let gpu = self.executor()?;
+        Some(gpu.stats().plus(self.world.targets.stats()))
+    }
+
+    /// Row capacity of the GPU table (0 without one); for tests and diagnostics.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn capacity(self) -> u32 {
+        self.executor().map_or(0, GpuExecutor::capacity)
+    }
+
+    /// Keys the GPU executor's key buffer holds (0 without one); for tests and diagnostics.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn curve_key_capacity(self) -> u32 {
+        self.executor().map_or(0, |g| g.curve_key_capacity())
+    }
+}
+
+impl WorldGpuMut<'_> {
+    /// How bound values come back from the GPU executor (default blocking).
+    pub fn set_readback_mode(self, mode: ReadbackMode) {
+        if let Some(gpu) = self.world.gpu.as_deref_mut() {
+            gpu.set_readback_mode(mode);
+        }
+    }
+
+    /// Starts (or stops) timing the GPU executor's evaluate pass with timestamp queries, read
+    /// with [`pass_time`](Self::pass_time). Off by default: a timed update resolves two
+    /// queries and maps a small buffer. Returns whether passes are timed: false without a
+    /// GPU context or when its device lacks [`wgpu::Features::TIMESTAMP_QUERY`] (a context
+    /// from [`GpuContext::new`] requests it where the adapter offers it).
+    pub fn set_pass_timing(self, on: bool) -> bool {
+        self.world
+            .gpu
+            .as_deref_mut()
+            .is_some_and(|gpu| gpu.set_pass_timing(on))
+    }
+
+    /// GPU time of a recent evaluate pass of the GPU executor, while
+    /// [`set_pass_timing`](Self::set_pass_timing) is on: `None` otherwise, or before the
+    /// first measurement has come back. Measurements never block an update: a pass is timed
+    /// when the previous result has been collected, so the value can be an update or two
+    /// old.
+    pub fn pass_time(self) -> Option<std::time::Duration> {
+        self.world
+            .gpu
+            .as_deref_mut()
+            .and_then(GpuExecutor::pass_time)
+    }
+
+    /// Caps the GPU executor's workgroups per dispatch axis below the device's limit, so
+    /// tests can exercise the two-dimensional fold of large dispatches with small worlds.
+    #[doc(hidden)]
+    pub fn set_max_workgroups_per_axis(self, groups: u32) {
+        if let Some(gpu) = self.world.gpu.as_deref_mut() {
+            gpu.set_max_workgroups_per_axis(groups);
+        }
+    }
+}
+
 impl MotionWorld {
     /// An empty world that evaluates on the GPU of `ctx` (by [`Executor::Auto`]'s rule: a
     /// software adapter still gets the CPU executor; see [`set_executor`](Self::set_executor)).
@@ -42,12 +156,6 @@ impl MotionWorld {
         let gpu = GpuExecutor::new(ctx)?;
         self.gpu = Some(Box::new(gpu));
         self.set_executor(Executor::Auto)
-    }
-
-    /// The attached GPU context, if any.
-    #[must_use]
-    pub fn gpu_context(&self) -> Option<&GpuContext> {
-        self.gpu.as_deref().map(GpuExecutor::context)
     }
 
     /// Chooses the executor. [`Executor::Gpu`] without an attached context is an error
@@ -81,21 +189,6 @@ impl MotionWorld {
         }
     }
 
-    /// How bound values come back from the GPU executor (default blocking).
-    pub fn set_readback_mode(&mut self, mode: ReadbackMode) {
-        if let Some(gpu) = &mut self.gpu {
-            gpu.set_readback_mode(mode);
-        }
-    }
-
-    /// The readback mode of the GPU executor (blocking when none is attached).
-    #[must_use]
-    pub fn readback_mode(&self) -> ReadbackMode {
-        self.gpu
-            .as_deref()
-            .map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
-    }
-
     /// A GPU failure since the last call, after which the world moved to the CPU executor
     /// with every motion kept, or [`GpuError::TargetsLost`]: target buffers the device no
     /// longer accepts, whose motions lost their targets (the world kept its executor and
@@ -104,66 +197,16 @@ impl MotionWorld {
         self.gpu_error.take()
     }
 
-    /// Starts (or stops) timing the GPU executor's evaluate pass with timestamp queries, read
-    /// with [`gpu_pass_time`](Self::gpu_pass_time). Off by default: a timed update resolves
-    /// two queries and maps a small buffer. Returns whether passes are timed: false without a
-    /// GPU context or when its device lacks [`wgpu::Features::TIMESTAMP_QUERY`] (a context
-    /// from [`GpuContext::new`] requests it where the adapter offers it).
-    pub fn set_gpu_pass_timing(&mut self, on: bool) -> bool {
-        self.gpu
-            .as_deref_mut()
-            .is_some_and(|gpu| gpu.set_pass_timing(on))
-    }
-
-    /// GPU time of a recent evaluate pass of the GPU executor, while
-    /// [`set_gpu_pass_timing`](Self::set_gpu_pass_timing) is on: `None` otherwise, or before
-    /// the first measurement has come back. Measurements never block an update: a pass is
-    /// timed when the previous result has been collected, so the value can be an update or
-    /// two old.
-    pub fn gpu_pass_time(&mut self) -> Option<std::time::Duration> {
-        self.gpu.as_deref_mut().and_then(GpuExecutor::pass_time)
-    }
-
-    /// Row capacity of the GPU table (0 without one); for tests and diagnostics.
-    #[doc(hidden)]
+    /// What the world reports of its GPU side: the context, the readback mode and
+    /// per-update counters (see [`WorldGpu`]).
     #[must_use]
-    pub fn gpu_capacity(&self) -> u32 {
-        self.gpu.as_deref().map_or(0, GpuExecutor::capacity)
+    pub fn gpu(&self) -> WorldGpu<'_> {
+        WorldGpu { world: self }
     }
 
-    /// Caps the GPU executor's workgroups per dispatch axis below the device's limit, so
-    /// tests can exercise the two-dimensional fold of large dispatches with small worlds.
-    #[doc(hidden)]
-    pub fn set_gpu_max_workgroups_per_axis(&mut self, groups: u32) {
-        if let Some(gpu) = self.gpu.as_deref_mut() {
-            gpu.set_max_workgroups_per_axis(groups);
-        }
-    }
-
-    /// What the GPU side of the last update recorded (submissions, dispatches, rows uploaded
-    /// and moved, bytes written, values read back), or `None` without a device. Counted under
-    /// either executor: with the CPU executor it is the filling of GPU targets.
-    ///
-    /// ```
-    /// use wgpu_tween::gpu::GpuContext;
-    /// use wgpu_tween::{Executor, Motion, MotionWorld};
-    ///
-    /// // wgpu's noop device accepts every command and runs none.
-    /// let (device, queue) = wgpu::Device::noop(&Default::default());
-    /// let info = device.adapter_info();
-    /// let mut world = MotionWorld::with_gpu(GpuContext::from_device(device, queue, info))?;
-    /// world.set_executor(Executor::Gpu)?;
-    /// Motion::new(0.0f32, 1.0, 2.0).run(&mut world)?;
-    /// world.update(0.1)?;
-    /// let stats = world.gpu_update_stats().expect("a device is attached");
-    /// assert_eq!((stats.submissions, stats.evaluate_dispatches), (1, 1));
-    /// assert_eq!(stats.uploaded_rows, 1);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[must_use]
-    pub fn gpu_update_stats(&self) -> Option<GpuUpdateStats> {
-        let gpu = self.gpu.as_deref()?;
-        Some(gpu.stats().plus(self.targets.stats()))
+    /// The world's GPU settings: the readback mode and pass timing (see [`WorldGpuMut`]).
+    pub fn gpu_mut(&mut self) -> WorldGpuMut<'_> {
+        WorldGpuMut { world: self }
     }
 
     /// Starts the GPU counters of a new update.
@@ -308,7 +351,11 @@ impl MotionWorld {
 
     /// Whether bound values arrive an update late (GPU executor, pipelined readback).
     pub(super) fn values_are_late(&self) -> bool {
-        self.use_gpu && self.readback_mode() == ReadbackMode::Pipelined
+        self.use_gpu
+            && self
+                .gpu
+                .as_deref()
+                .is_some_and(|gpu| gpu.readback_mode() == ReadbackMode::Pipelined)
     }
 
     /// Writes a finishing motion's value at `now` into its target, if it has one.

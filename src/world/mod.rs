@@ -43,7 +43,7 @@ pub use clock::TimeDeltas;
 pub use commands::MotionCommands;
 pub use completion::{Canceled, Completion};
 pub use debug::{DebugEntry, DebugSnapshot};
-pub use gpu::Executor;
+pub use gpu::{Executor, WorldGpu, WorldGpuMut};
 
 /// World ids start at 1; 0 is `MotionHandle::NONE`'s.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);

@@ -90,7 +90,7 @@ impl Rig {
     }
 
     fn capacity(&self) -> u32 {
-        self.world.gpu_capacity()
+        self.world.gpu().capacity()
     }
 }
 
@@ -295,7 +295,7 @@ fn readback_ring_cycles_in_both_modes() {
         rig.spawn(1000, false);
 
         // Blocking (the default): this frame's values.
-        assert_eq!(rig.world.readback_mode(), ReadbackMode::Blocking);
+        assert_eq!(rig.world.gpu().readback_mode(), ReadbackMode::Blocking);
         for frame in 0..8 {
             rig.update(0.031, "blocking");
             rig.check(&format!("blocking frame {frame}"));
@@ -304,7 +304,9 @@ fn readback_ring_cycles_in_both_modes() {
         // Pipelined: the previous frame's values, once the GPU has finished that frame
         // (the test waits for the device between frames so that "one frame late" is exact;
         // without the wait it is one frame or more).
-        rig.world.set_readback_mode(ReadbackMode::Pipelined);
+        rig.world
+            .gpu_mut()
+            .set_readback_mode(ReadbackMode::Pipelined);
         let mut previous: Option<Vec<f32>> = None;
         for frame in 0..12 {
             rig.update(0.029, "pipelined");
@@ -337,7 +339,9 @@ fn readback_ring_cycles_in_both_modes() {
         }
 
         // And back to blocking: exact again at once.
-        rig.world.set_readback_mode(ReadbackMode::Blocking);
+        rig.world
+            .gpu_mut()
+            .set_readback_mode(ReadbackMode::Blocking);
         for frame in 0..4 {
             rig.update(0.02, "blocking again");
             rig.check(&format!("blocking again, frame {frame}"));

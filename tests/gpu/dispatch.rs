@@ -28,7 +28,7 @@ fn build(
     let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
     world.set_executor(Executor::Gpu).expect("GPU executor");
     if let Some(n) = max_per_axis {
-        world.set_gpu_max_workgroups_per_axis(n);
+        world.gpu_mut().set_max_workgroups_per_axis(n);
     }
     world.reserve(count);
     let cells: Arc<Vec<AtomicU32>> = Arc::new((0..count).map(|_| AtomicU32::new(0)).collect());

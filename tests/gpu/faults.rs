@@ -179,7 +179,7 @@ fn device_lost_mid_run(mode: ReadbackMode) {
     };
     const N: usize = 400;
     let (mut gpu, mut cpu, gpu_sink, cpu_sink) = twin_worlds(ctx.clone(), N);
-    gpu.set_readback_mode(mode);
+    gpu.gpu_mut().set_readback_mode(mode);
     let dts = [0.05, 0.125, 0.0, 0.3, 0.5, 0.016, 1.25];
 
     for (n, &dt) in dts.iter().cycle().take(12).enumerate() {
@@ -224,7 +224,7 @@ fn device_lost_mid_run(mode: ReadbackMode) {
                 allowed_lag + 1
             );
             assert_eq!(gpu.active_executor(), Executor::Cpu);
-            assert!(gpu.gpu_context().is_none(), "the lost context is dropped");
+            assert!(gpu.gpu().context().is_none(), "the lost context is dropped");
         }
         assert_eq!(gpu.len(), cpu.len(), "step {n} after the loss");
         if mode == ReadbackMode::Blocking {
@@ -288,7 +288,7 @@ fn table_growth_past_one_buffer_adds_pages_and_stays_on_the_gpu() {
         assert_eq!(gpu.active_executor(), Executor::Gpu, "at {rows} rows");
         assert_same(&gpu_sink, &cpu_sink, &format!("at {rows} rows"));
     }
-    assert!(gpu.gpu_capacity() >= 8192, "{}", gpu.gpu_capacity());
+    assert!(gpu.gpu().capacity() >= 8192, "{}", gpu.gpu().capacity());
 }
 
 /// One upload far past one buffer (3000 new bound rows in one update, 6 pages of 512): it is
@@ -349,7 +349,7 @@ fn pipelined_readback_binds_the_end_value_on_completion() {
     };
     let mut world = MotionWorld::with_gpu(ctx).unwrap();
     world.set_executor(Executor::Gpu).unwrap();
-    world.set_readback_mode(ReadbackMode::Pipelined);
+    world.gpu_mut().set_readback_mode(ReadbackMode::Pipelined);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     let h = Motion::new(0.0f32, 10.0, 1.0)

@@ -253,11 +253,11 @@ fn a_table_of_many_pages_evaluates_moves_gathers_and_shrinks() {
         rig.spawn(batch, 5);
         rig.update(frame_dt, "growth");
         rig.check(&format!("after growth to {}", rig.probes.len()));
-        capacities.push(rig.world.gpu_capacity());
+        capacities.push(rig.world.gpu().capacity());
     }
     assert_eq!(capacities, [2048, 4096, 8192, 16384]);
     assert!(
-        rig.world.gpu_capacity() > PAGE_ROWS,
+        rig.world.gpu().capacity() > PAGE_ROWS,
         "the table spans pages"
     );
 
@@ -282,11 +282,11 @@ fn a_table_of_many_pages_evaluates_moves_gathers_and_shrinks() {
 
     // Shrinking: halving once per frame, whole pages dropped, down to one page.
     rig.cancel(|i| i >= 400);
-    let mut capacities = vec![rig.world.gpu_capacity()];
+    let mut capacities = vec![rig.world.gpu().capacity()];
     for frame in 0..8 {
         rig.update(0.037, "shrinking");
         rig.check(&format!("frame {frame} while shrinking"));
-        capacities.push(rig.world.gpu_capacity());
+        capacities.push(rig.world.gpu().capacity());
     }
     capacities.dedup();
     assert_eq!(capacities, [16384, 8192, 4096, 2048, 1024]);
@@ -356,14 +356,14 @@ fn sequence_children_stay_right_when_their_parents_sit_in_other_pages() {
             );
         }
     };
-    assert!(rig.world.gpu_capacity() == 0 || rig.world.gpu_capacity() > PAGE_ROWS);
+    assert!(rig.world.gpu().capacity() == 0 || rig.world.gpu().capacity() > PAGE_ROWS);
     for frame in 0..40 {
         rig.update(0.047, "paged sequences");
         check_children(&rig, &format!("paged, frame {frame}"));
         rig.check(&format!("paged, frame {frame}"));
     }
     assert!(
-        rig.world.gpu_capacity() > PAGE_ROWS,
+        rig.world.gpu().capacity() > PAGE_ROWS,
         "the table spans pages"
     );
     assert!(rig.world.is_active(outer));
@@ -378,7 +378,7 @@ fn sequence_children_stay_right_when_their_parents_sit_in_other_pages() {
         rig.update(0.061, "one page again");
         check_children(&rig, &format!("one page, frame {frame}"));
     }
-    assert!(rig.world.gpu_capacity() <= PAGE_ROWS, "back to one page");
+    assert!(rig.world.gpu().capacity() <= PAGE_ROWS, "back to one page");
 
     // And back past one page.
     rig.spawn(4000, 0);

@@ -45,7 +45,7 @@ fn instances(ctx: &GpuContext, bytes: u64) -> wgpu::Buffer {
 }
 
 fn stats(world: &MotionWorld) -> GpuUpdateStats {
-    world.gpu_update_stats().expect("a device is attached")
+    world.gpu().update_stats().expect("a device is attached")
 }
 
 #[test]
@@ -193,5 +193,5 @@ fn the_cpu_executor_counts_its_target_writes_only() {
         assert_eq!((s.uploaded_rows, s.read_back_values), (0, 0));
         assert!(s.bytes_written >= 4, "the value went up");
     }
-    assert!(MotionWorld::new().gpu_update_stats().is_none());
+    assert!(MotionWorld::new().gpu().update_stats().is_none());
 }

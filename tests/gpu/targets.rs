@@ -290,7 +290,7 @@ fn targets_work_with_binds_deferred_spawns_and_folded_dispatch() {
         let mut rig = Rig::new(&ctx, executor);
         // A scatter of 700 entries per buffer with at most 2 workgroups (of 64) per axis:
         // folded into y.
-        rig.world.set_gpu_max_workgroups_per_axis(2);
+        rig.world.gpu_mut().set_max_workgroups_per_axis(2);
         rig.spawn_all(700, 3);
 
         // A target and a bind on the same motion.
@@ -409,7 +409,7 @@ fn targets_run_on_the_noop_device() {
     let ctx = GpuContext::from_device(device, queue, info);
     for executor in executors() {
         let mut rig = Rig::new(&ctx, executor);
-        rig.world.set_gpu_max_workgroups_per_axis(3);
+        rig.world.gpu_mut().set_max_workgroups_per_axis(3);
         rig.spawn_all(700, 0);
         for frame in 0..6 {
             if frame == 3 {

@@ -255,7 +255,7 @@ fn pool_round_trip(mut world: MotionWorld, name: &str) {
     ])
     .expect("curve");
     world.update(0.0).expect("update");
-    let (cpu_start, gpu_start) = (world.curve_key_capacity(), world.gpu_curve_key_capacity());
+    let (cpu_start, gpu_start) = (world.curve_key_capacity(), world.gpu().curve_key_capacity());
     assert_eq!(world.curve_keys_in_use(), 0);
     let mut made = 0usize;
     let mut peak = 0usize;
@@ -283,9 +283,9 @@ fn pool_round_trip(mut world: MotionWorld, name: &str) {
         "[{name}] CPU key table"
     );
     assert!(
-        world.gpu_curve_key_capacity() <= gpu_start.max(256),
+        world.gpu().curve_key_capacity() <= gpu_start.max(256),
         "[{name}] GPU key buffer {} > {gpu_start}",
-        world.gpu_curve_key_capacity()
+        world.gpu().curve_key_capacity()
     );
     // Cancelled, cleared and preserved motions.
     let h = Motion::new(0.0f32, 1.0, 1.0)
@@ -460,7 +460,7 @@ fn cpu_and_gpu_agree_on_random_curves() {
             );
         }
         assert_eq!(cpu.curve_keys_in_use(), gpu.curve_keys_in_use());
-        capacities.push(gpu.gpu_curve_key_capacity());
+        capacities.push(gpu.gpu().curve_key_capacity());
     }
     assert!(gpu.take_gpu_error().is_none());
     assert!(

@@ -191,7 +191,7 @@ fn gpu_pass_time_comes_from_timestamps() {
     for executor in [Executor::Gpu, Executor::Cpu] {
         let mut swarm =
             render::Swarm::new(&ctx, &particles, executor, (64, 64), 2.0).expect("swarm");
-        let timing = swarm.world.set_gpu_pass_timing(true);
+        let timing = swarm.world.gpu_mut().set_pass_timing(true);
         assert_eq!(
             timing,
             ctx.device()
@@ -202,7 +202,7 @@ fn gpu_pass_time_comes_from_timestamps() {
         for _ in 0..3 {
             swarm.update(DT).expect("update");
             swarm.wait().expect("wait");
-            times.push(swarm.world.gpu_pass_time());
+            times.push(swarm.world.gpu_mut().pass_time());
         }
         let timed = ctx
             .device()

@@ -130,7 +130,7 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-tween"),
                 required_limits,
-                // Where offered: timestamps of the evaluate pass (`MotionWorld::gpu_pass_time`).
+                // Where offered: timestamps of the evaluate pass (`WorldGpu::pass_time`).
                 required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 ..Default::default()
             })

@@ -1,13 +1,13 @@
 //! Counters of the GPU work of one update, kept as it is recorded.
 
 /// What the GPU side of the last [`update`](crate::MotionWorld::update) recorded, from
-/// [`MotionWorld::gpu_update_stats`](crate::MotionWorld::gpu_update_stats): for profiling
+/// [`WorldGpu::update_stats`](crate::WorldGpu::update_stats): for profiling
 /// overlays, and to check the executor's promises (one evaluate dispatch per page of the
 /// table whatever the mix of value types, nothing submitted by a world with no motions).
 ///
 /// Counted as the commands are recorded, from the start of the update (settling the
 /// commands queued before it included); the GPU's own timing is
-/// [`MotionWorld::gpu_pass_time`](crate::MotionWorld::gpu_pass_time). Work done outside an
+/// [`WorldGpu::pass_time`](crate::WorldGpu::pass_time). Work done outside an
 /// update (a handle call that completes a motion writes its GPU target at once) is not
 /// counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
