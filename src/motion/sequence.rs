@@ -43,6 +43,10 @@ enum Item {
 /// and, as their own loop counts rise, their `on_loop_complete`, but not `on_complete` or
 /// `on_cancel` again. The sequence's own callbacks fire as a plain motion's do.
 ///
+/// Children see the sequence's value at each update: one that crosses a pass boundary does
+/// not show them the pass's end, so a child that ends where a pass ends completes in the
+/// first update that lands on its end, or else when the sequence completes.
+///
 /// ```
 /// use wgpu_tween::{Motion, MotionWorld, Sequence};
 /// use std::sync::{Arc, Mutex};

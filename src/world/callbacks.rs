@@ -35,7 +35,8 @@ pub enum CallbackKind {
     /// `on_loop_complete`.
     LoopComplete,
     /// Dropping the motion's callbacks (the state they captured) when it ended, was
-    /// cleared, or its queued spawn was dropped.
+    /// cleared, or its queued spawn was dropped; or a deferred sequence's configure
+    /// closure, run (or dropped) when the commands are applied.
     Drop,
 }
 

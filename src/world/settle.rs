@@ -2,6 +2,7 @@
 
 use std::sync::PoisonError;
 
+use super::callbacks::{guarded, CallbackError, CallbackKind};
 use super::commands::{Command, Deferred};
 use super::MotionWorld;
 
@@ -56,8 +57,20 @@ impl MotionWorld {
             Command::Clear => self.clear_motions(),
             Command::Deferred(handle, deferred) => {
                 // Like a `try_*`: children that can no longer join leave the handle unused.
-                let Deferred { spawn, completion } = *deferred;
-                let _ = spawn(self, handle, completion);
+                // Its configure closure is user code, run (or dropped) here: a panic in it
+                // leaves the world as it was and is reported.
+                let made = guarded(|| {
+                    let Deferred { spawn, completion } = *deferred;
+                    let _ = spawn(self, handle, completion);
+                });
+                if let Err(message) = made {
+                    self.report(CallbackError {
+                        handle,
+                        debug_name: "",
+                        kind: CallbackKind::Drop,
+                        message,
+                    });
+                }
             }
         }
         // Removals from this command before the next one looks at rows.

@@ -194,7 +194,9 @@ impl MotionWorld {
 
     /// A future that resolves when the motion completes (`Ok(())`; at once for a preserved
     /// motion that already has) or is cancelled or cleared (`Err(Canceled)`; at once for a
-    /// stale handle). Needs no async runtime: await it anywhere while the world is updated.
+    /// stale handle, and when the world is dropped first). A handle from `run_deferred`
+    /// whose spawn is still queued waits for the motion that spawn makes. Needs no async
+    /// runtime: await it anywhere while the world is updated.
     ///
     /// ```
     /// use wgpu_tween::{Motion, MotionWorld};

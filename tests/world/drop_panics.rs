@@ -134,3 +134,26 @@ fn a_panic_payload_that_panics_when_dropped_is_caught() {
         );
     }
 }
+
+#[test]
+fn a_deferred_sequences_configure_closure_that_panics_is_caught() {
+    quiet_intentional_panics();
+    let mut world = MotionWorld::new();
+    let commands = world.commands();
+    let a = Motion::new(0.0f32, 1.0, 1.0).run(&mut world).unwrap();
+    let bomb = PanicOnDrop;
+    let sequence = wgpu_tween::Sequence::new()
+        .append(a)
+        .run_with_deferred(&commands, move |m| {
+            let _keep = &bomb;
+            m
+        })
+        .unwrap();
+    world.update(0.5).unwrap(); // applied: the closure runs, then its state drops
+    assert_eq!(errors(&mut world), [(CallbackKind::Drop, sequence)]);
+    // The world is consistent: the sequence was not made, its child runs on its own.
+    assert!(!world.is_active(sequence));
+    assert_eq!(world.len(), 1);
+    world.update(0.6).unwrap();
+    assert!(world.is_empty());
+}
