@@ -17,9 +17,10 @@
 //! | animation curve without keys | [`BuildError::EmptyCurve`] |
 //! | curve key with a NaN, infinite or huge (> 1e18) time or value, a huge finite tangent, or a used weight outside [0, 1] | [`BuildError::InvalidCurveKey`] |
 //! | bad punch or shake frequency or damping | [`BuildError::InvalidVibration`] |
-//! | target past the end of its buffer | `BuildError::TargetOutOfBounds` |
-//! | target buffer without `STORAGE` usage | `BuildError::TargetNotStorage` |
-//! | target on a world without a GPU context | `BuildError::NoGpu` |
+//! | target past the end of its buffer | [`BuildError::Target`]([`TargetError::OutOfBounds`]) |
+//! | target buffer without `STORAGE` usage | [`BuildError::Target`]([`TargetError::NotStorage`]) |
+//! | target on a world without a GPU context | [`BuildError::Target`]([`TargetError::NoGpu`]) |
+//! | target buffer the device refuses to bind | [`BuildError::Target`]([`TargetError::Rejected`]) |
 //! | sequence child that is stale, already updated, infinite, in a sequence, at speed ≠ 1, or nested over 8 deep | [`BuildError::InvalidSequenceChild`] ([`SequenceChildError`]) |
 //! | negative or non-finite sequence position or interval | [`BuildError::InvalidSequenceTime`] |
 //! | NaN, infinite or negative update delta | [`UpdateError::InvalidDelta`] |
@@ -99,25 +100,9 @@ pub enum BuildError {
     /// The playback speed is NaN or infinite.
     #[error("playback speed must be finite, got {0}")]
     InvalidPlaybackSpeed(f32),
-    /// A [`GpuTarget`](crate::gpu::GpuTarget) would write past the end of its buffer (or
-    /// of the part of it a storage binding can reach on this device).
-    #[error("GPU target writes f32s up to index {end} (exclusive), but its buffer holds {len}")]
-    TargetOutOfBounds {
-        /// One past the last f32 index the motion would write.
-        end: u64,
-        /// f32s in the buffer (within the device's storage binding limit).
-        len: u64,
-    },
-    /// A [`GpuTarget`](crate::gpu::GpuTarget)'s buffer lacks `BufferUsages::STORAGE`.
-    #[error("GPU target buffer lacks STORAGE usage")]
-    TargetNotStorage,
-    /// A [`GpuTarget`](crate::gpu::GpuTarget) was given to a world with no GPU context.
-    #[error("GPU target on a world with no GPU context attached")]
-    NoGpu,
-    /// The device refused to bind a [`GpuTarget`](crate::gpu::GpuTarget)'s buffer (for
-    /// example, a buffer of another device, or a destroyed one).
-    #[error("GPU target buffer cannot be bound: {0}")]
-    TargetRejected(String),
+    /// A [`GpuTarget`](crate::gpu::GpuTarget) the world cannot fill: see [`TargetError`].
+    #[error("GPU target refused: {0}")]
+    Target(#[from] TargetError),
     /// A motion cannot join a [`Sequence`](crate::Sequence): see
     /// [`SequenceChildError`] for why.
     #[error("motion {handle:?} cannot be added to a sequence: {reason}")]
@@ -214,4 +199,93 @@ pub enum UpdateError {
         /// The offending value.
         value: f64,
     },
+}
+
+/// Why a [`GpuTarget`](crate::gpu::GpuTarget) was refused when its motion was built
+/// ([`BuildError::Target`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TargetError {
+    /// The target would write past the end of its buffer (or of the part of it a storage
+    /// binding can reach on this device).
+    #[error("writes f32s up to index {end} (exclusive), but its buffer holds {len}")]
+    OutOfBounds {
+        /// One past the last f32 index the motion would write.
+        end: u64,
+        /// f32s in the buffer (within the device's storage binding limit).
+        len: u64,
+    },
+    /// The buffer lacks `BufferUsages::STORAGE`.
+    #[error("its buffer lacks STORAGE usage")]
+    NotStorage,
+    /// The world has no GPU context.
+    #[error("the world has no GPU context attached")]
+    NoGpu,
+    /// The device refused to bind the buffer (a buffer of another device, or a destroyed
+    /// one).
+    #[error("its buffer cannot be bound: {0}")]
+    Rejected(String),
+}
+
+/// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GpuError {
+    /// No adapter matched (`WGPU_BACKEND` / `WGPU_ADAPTER_NAME` respected).
+    #[error("no GPU adapter found: {0}")]
+    NoAdapter(String),
+    /// [`Executor::Gpu`](crate::Executor::Gpu) was asked of a world with no GPU context
+    /// attached ([`MotionWorld::attach_gpu`](crate::MotionWorld::attach_gpu)).
+    #[error("no GPU context attached")]
+    NoContext,
+    /// The adapter refused to create a device.
+    #[error("requesting a device failed: {0}")]
+    RequestDevice(String),
+    /// A validation error caught by an error scope (a bug in this crate, or a target buffer
+    /// that does not fit its use).
+    #[error("GPU validation error: {0}")]
+    Validation(String),
+    /// An allocation failed.
+    #[error("GPU out of memory: {0}")]
+    OutOfMemory(String),
+    /// The device was lost; every later GPU call fails with this.
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+    /// Mapping a readback buffer failed.
+    #[error("mapping a readback buffer failed: {0}")]
+    Map(String),
+    /// Target buffers the device no longer accepts (destroyed, or left mapped): these
+    /// motions lost their [`GpuTarget`](crate::gpu::GpuTarget)s and keep running; every other
+    /// target and the executor carry on.
+    #[error("{} motions lost their GPU targets (buffer destroyed or left mapped)", motions.len())]
+    TargetsLost {
+        /// The motions whose targets were dropped.
+        motions: Vec<MotionHandle>,
+    },
+    /// [`attach_gpu`](crate::MotionWorld::attach_gpu) while motions have GPU targets (whose
+    /// buffers belong to the attached device); the world is unchanged.
+    #[error("cannot attach a GPU context while {targets} motions have GPU targets")]
+    LiveTargets {
+        /// Motions with a GPU target.
+        targets: usize,
+    },
+    /// A buffer would exceed the device's limits.
+    #[error("{what} needs {needed} bytes, over the device limit of {limit}")]
+    TooLarge {
+        /// The buffer.
+        what: &'static str,
+        /// Bytes needed.
+        needed: u64,
+        /// The device limit.
+        limit: u64,
+    },
+}
+
+impl From<wgpu::Error> for GpuError {
+    fn from(error: wgpu::Error) -> Self {
+        match error {
+            wgpu::Error::OutOfMemory { .. } => GpuError::OutOfMemory(error.to_string()),
+            _ => GpuError::Validation(error.to_string()),
+        }
+    }
 }

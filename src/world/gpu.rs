@@ -2,7 +2,7 @@
 //! fallback to the CPU on failure) and GPU targets.
 
 use super::{MotionWorld, Progress};
-use crate::error::BuildError;
+use crate::error::{BuildError, TargetError};
 use crate::exec::gpu::executor::{FrameInput, GpuExecutor};
 use crate::exec::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
 
@@ -159,13 +159,13 @@ impl MotionWorld {
     }
 
     /// Chooses the executor. [`Executor::Gpu`] without an attached context is an error
-    /// ([`GpuError::NoAdapter`]); the world stays on the CPU.
+    /// ([`GpuError::NoContext`]); the world stays on the CPU.
     pub fn set_executor(&mut self, executor: Executor) -> Result<(), GpuError> {
         let use_gpu = match executor {
             Executor::Cpu => false,
             Executor::Gpu => {
                 if self.gpu.is_none() {
-                    return Err(GpuError::NoAdapter(": no GPU context attached".into()));
+                    return Err(GpuError::NoContext);
                 }
                 true
             }
@@ -256,7 +256,7 @@ impl MotionWorld {
             0
         };
         let Some(gpu) = self.gpu.as_deref_mut() else {
-            return Err(GpuError::NoAdapter(": no GPU context attached".into()));
+            return Err(GpuError::NoContext);
         };
         self.bound_rows.clear();
         self.bound_motions.clear();
@@ -380,7 +380,10 @@ impl MotionWorld {
 
     /// Checks that this world can fill `target` for a value of `lanes` lanes.
     pub(crate) fn check_target(&self, target: &GpuTarget, lanes: usize) -> Result<(), BuildError> {
-        let gpu = self.gpu.as_deref().ok_or(BuildError::NoGpu)?;
+        let gpu = self
+            .gpu
+            .as_deref()
+            .ok_or(BuildError::Target(TargetError::NoGpu))?;
         target.validate(lanes, gpu.target_binding_size(&target.buffer))?;
         if self.targets.knows(&target.buffer) {
             return Ok(());

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
+use wgpu_tween::error::TargetError;
 use wgpu_tween::gpu::{GpuContext, GpuError, GpuTarget};
 use wgpu_tween::{
     Animatable, BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld,
@@ -354,7 +355,10 @@ fn bad_targets_are_build_errors() {
     let err = Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
         .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 49, 2, 0))
         .unwrap_err();
-    assert_eq!(err, BuildError::TargetOutOfBounds { end: 101, len: 100 });
+    assert_eq!(
+        err,
+        BuildError::Target(TargetError::OutOfBounds { end: 101, len: 100 })
+    );
     // The last f32 exactly fits.
     Motion::new(0.0f32, 1.0, 1.0)
         .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 33, 3, 0))
@@ -367,7 +371,7 @@ fn bad_targets_are_build_errors() {
         )
         .unwrap_err();
     assert!(
-        matches!(err, BuildError::TargetOutOfBounds { .. }),
+        matches!(err, BuildError::Target(TargetError::OutOfBounds { .. })),
         "{err:?}"
     );
     // No STORAGE usage.
@@ -380,13 +384,13 @@ fn bad_targets_are_build_errors() {
     let err = Motion::new(0.0f32, 1.0, 1.0)
         .bind_to_buffer(&mut world, GpuTarget::new(plain, 0, 1, 0))
         .unwrap_err();
-    assert_eq!(err, BuildError::TargetNotStorage);
+    assert_eq!(err, BuildError::Target(TargetError::NotStorage));
     // A world without a GPU context.
     let mut cpu_only = MotionWorld::new();
     let err = Motion::new(0.0f32, 1.0, 1.0)
         .bind_to_buffer(&mut cpu_only, GpuTarget::new(buffer.clone(), 0, 1, 0))
         .unwrap_err();
-    assert_eq!(err, BuildError::NoGpu);
+    assert_eq!(err, BuildError::Target(TargetError::NoGpu));
     assert!(cpu_only.is_empty());
     // A destroyed buffer: the device refuses to bind it.
     let destroyed = storage_buffer(&ctx, 16);
@@ -394,7 +398,10 @@ fn bad_targets_are_build_errors() {
     let err = Motion::new(0.0f32, 1.0, 1.0)
         .bind_to_buffer(&mut world, GpuTarget::new(destroyed, 0, 1, 0))
         .unwrap_err();
-    assert!(matches!(err, BuildError::TargetRejected(_)), "{err:?}");
+    assert!(
+        matches!(err, BuildError::Target(TargetError::Rejected(_))),
+        "{err:?}"
+    );
     // The world is unharmed.
     assert_eq!(world.len(), 1);
     world.update(0.1).expect("update");

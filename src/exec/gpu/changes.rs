@@ -8,10 +8,10 @@
 
 use bytemuck::Zeroable;
 
-use super::context::GpuError;
 use super::executor::{align, put, range, whole, GpuExecutor, SMALL_GROUP};
 use super::layout::{fold_dispatch, ApplyParams, RowOp};
 use super::table::CHANGE_HEADER_BYTES;
+use crate::error::GpuError;
 use crate::table::rows::Rows;
 
 /// Offsets of the two dispatch params in a page's staging (uniform offsets: 256-aligned).

@@ -4,65 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::pipelines::Pipelines;
-
-/// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GpuError {
-    /// No adapter matched (`WGPU_BACKEND` / `WGPU_ADAPTER_NAME` respected).
-    #[error("no GPU adapter found{0}")]
-    NoAdapter(String),
-    /// The adapter refused to create a device.
-    #[error("requesting a device failed: {0}")]
-    RequestDevice(String),
-    /// A validation error caught by an error scope (a bug in this crate, or a target buffer
-    /// that does not fit its use).
-    #[error("GPU validation error: {0}")]
-    Validation(String),
-    /// An allocation failed.
-    #[error("GPU out of memory: {0}")]
-    OutOfMemory(String),
-    /// The device was lost; every later GPU call fails with this.
-    #[error("GPU device lost: {0}")]
-    DeviceLost(String),
-    /// Mapping a readback buffer failed.
-    #[error("mapping a readback buffer failed: {0}")]
-    Map(String),
-    /// Target buffers the device no longer accepts (destroyed, or left mapped): these
-    /// motions lost their [`GpuTarget`](super::GpuTarget)s and keep running; every other
-    /// target and the executor carry on.
-    #[error("{} motions lost their GPU targets (buffer destroyed or left mapped)", motions.len())]
-    TargetsLost {
-        /// The motions whose targets were dropped.
-        motions: Vec<crate::MotionHandle>,
-    },
-    /// [`attach_gpu`](crate::MotionWorld::attach_gpu) while motions have GPU targets (whose
-    /// buffers belong to the attached device); the world is unchanged.
-    #[error("cannot attach a GPU context while {targets} motions have GPU targets")]
-    LiveTargets {
-        /// Motions with a GPU target.
-        targets: usize,
-    },
-    /// A buffer would exceed the device's limits.
-    #[error("{what} needs {needed} bytes, over the device limit of {limit}")]
-    TooLarge {
-        /// The buffer.
-        what: &'static str,
-        /// Bytes needed.
-        needed: u64,
-        /// The device limit.
-        limit: u64,
-    },
-}
-
-impl From<wgpu::Error> for GpuError {
-    fn from(error: wgpu::Error) -> Self {
-        match error {
-            wgpu::Error::OutOfMemory { .. } => GpuError::OutOfMemory(error.to_string()),
-            _ => GpuError::Validation(error.to_string()),
-        }
-    }
-}
+use crate::error::GpuError;
 
 /// A wgpu device and queue the executor runs on, plus the adapter's description.
 ///
@@ -108,7 +50,7 @@ impl GpuContext {
                     .into_iter()
                     .find(|a| a.get_info().name.to_lowercase().contains(&wanted))
                     .ok_or_else(|| {
-                        GpuError::NoAdapter(format!(" named like WGPU_ADAPTER_NAME={wanted:?}"))
+                        GpuError::NoAdapter(format!("none named like WGPU_ADAPTER_NAME={wanted:?}"))
                     })?
             }
             Err(_) => instance
@@ -117,7 +59,7 @@ impl GpuContext {
                     ..Default::default()
                 })
                 .await
-                .map_err(|e| GpuError::NoAdapter(format!(": {e}")))?,
+                .map_err(|e| GpuError::NoAdapter(e.to_string()))?,
         };
         let supported = adapter.limits();
         let required_limits = wgpu::Limits {

@@ -1,8 +1,8 @@
 //! The GPU mirror of the world's curve key table (src/curve/pool.rs): one storage buffer of
 //! `GpuKey`s at evaluate binding 5, sized to the table and updated by changed ranges.
 
-use super::context::GpuError;
 use super::executor::GpuExecutor;
+use crate::error::GpuError;
 use crate::table::rows::Rows;
 
 /// Smallest key capacity of the curve key buffer (8 KiB).

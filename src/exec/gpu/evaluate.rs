@@ -9,10 +9,10 @@
 //! round `d`; the extra cost is rounds × pages dispatches and copies, only for paged tables
 //! that hold children.
 
-use super::context::GpuError;
 use super::executor::{page_spans, range, whole, GpuExecutor, HeaderLayout, EVALUATE_GROUP};
 use super::layout::{fold_dispatch, GpuFrame};
 use super::timing::PassTimer;
+use crate::error::GpuError;
 
 impl GpuExecutor {
     /// Records the evaluate pass of `len` rows, and a paged table's child rounds for

@@ -13,7 +13,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use super::context::{GpuContext, GpuError};
+use super::context::GpuContext;
 use super::layout::{
     fold_dispatch, split3_f64, GatherParams, GpuFrame, CHILD_FROM_VALUES, CHILD_SKIP, CHILD_WALK,
 };
@@ -25,6 +25,7 @@ use super::targets::{self, Source, Targets};
 use super::timing::PassTimer;
 use crate::core::row::MotionRow;
 use crate::error::BuildError;
+use crate::error::GpuError;
 use crate::table::rows::Rows;
 
 /// Uniform and storage offsets must be multiples of this (the WebGPU maximum of the limits).

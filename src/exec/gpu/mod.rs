@@ -21,7 +21,8 @@ mod table;
 pub(crate) mod targets;
 pub(crate) mod timing;
 
-pub use context::{GpuContext, GpuError};
+pub use crate::error::GpuError;
+pub use context::GpuContext;
 pub use readback::ReadbackMode;
 pub use stats::GpuUpdateStats;
 pub use targets::GpuTarget;

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::context::GpuError;
 use super::executor::{page_spans, range, whole, GpuExecutor, HeaderLayout, SMALL_GROUP};
 use super::layout::{fold_dispatch, GatherParams};
+use crate::error::GpuError;
 use crate::table::rows::Rows;
 
 /// When the values of motions with a CPU bind reach their binds.

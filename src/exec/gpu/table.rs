@@ -9,9 +9,9 @@
 //! 4M rows with the default limits, the adapter's whole range on an own device); past that,
 //! every page holds `page_rows` rows and the table grows by adding pages, without copying.
 
-use super::context::GpuError;
 use super::curve_keys::MIN_CURVE_KEYS;
 use super::executor::GpuExecutor;
+use crate::error::GpuError;
 
 /// Smallest row capacity of the table (less on a device whose pages are smaller).
 pub(super) const MIN_ROWS: u32 = 1024;

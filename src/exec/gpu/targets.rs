@@ -14,12 +14,12 @@
 
 use std::collections::HashMap;
 
-use super::context::{GpuContext, GpuError};
+use super::context::GpuContext;
 use super::layout::{fold_dispatch, ScatterParams, TargetEntry};
 use super::pipelines::Pipelines;
 use super::stats::GpuUpdateStats;
 use super::table::Page;
-use crate::error::BuildError;
+use crate::error::{BuildError, GpuError, TargetError};
 use crate::table::rows::Rows;
 
 /// Where a motion writes its value: lanes `0..n` of the value go to f32 indices
@@ -95,12 +95,12 @@ impl GpuTarget {
     /// `bound_bytes` of the buffer.
     pub(crate) fn validate(&self, lanes: usize, bound_bytes: u64) -> Result<(), BuildError> {
         if !self.buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
-            return Err(BuildError::TargetNotStorage);
+            return Err(BuildError::Target(TargetError::NotStorage));
         }
         let end = self.first_float() + lanes as u64;
         let len = bound_bytes / 4;
         if end > len || self.first_float() > TargetEntry::MAX_FIRST {
-            return Err(BuildError::TargetOutOfBounds { end, len });
+            return Err(BuildError::Target(TargetError::OutOfBounds { end, len }));
         }
         Ok(())
     }
@@ -630,8 +630,9 @@ pub(crate) fn probe(
     buffer: &wgpu::Buffer,
     binding_size: u64,
 ) -> Result<(), BuildError> {
-    let size = wgpu::BufferSize::new(binding_size)
-        .ok_or(BuildError::TargetOutOfBounds { end: 1, len: 0 })?;
+    let size = wgpu::BufferSize::new(binding_size).ok_or(BuildError::Target(
+        TargetError::OutOfBounds { end: 1, len: 0 },
+    ))?;
     ctx.scoped(|| {
         ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-tween target probe"),
@@ -647,5 +648,5 @@ pub(crate) fn probe(
         })
     })
     .map(drop)
-    .map_err(|e| BuildError::TargetRejected(e.to_string()))
+    .map_err(|e| BuildError::Target(TargetError::Rejected(e.to_string())))
 }
