@@ -165,9 +165,22 @@ pub enum MotionError {
     /// its sequence owns its clock (control the sequence instead).
     #[error("motion {0:?} is in a sequence; control the sequence instead")]
     InSequence(MotionHandle),
-    /// `value::<T>` asked for a type whose lane layout differs from the motion's.
+    /// `value::<T>` asked for a type other than the one the motion animates.
     #[error("motion {0:?} does not animate the requested value type")]
     TypeMismatch(MotionHandle),
+    /// The operation would put the motion's clock, or its anchor (`W − T / speed`), beyond
+    /// ±[`MAX_TIME`](crate::MAX_TIME): `set_time` with such a time, `set_playback_speed`
+    /// with a speed so small that the current clock needs such an anchor, or `complete` of
+    /// a motion whose total duration is that long. The motion is unchanged.
+    #[error("motion {handle:?}: {what} {value} puts its clock beyond the time limit of 2^64 s")]
+    OutOfRange {
+        /// The motion the operation was for.
+        handle: MotionHandle,
+        /// `"time"`, `"playback speed"` or `"total duration"`.
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+    },
 }
 
 /// Why a world update was refused. The world is left unchanged.
@@ -182,5 +195,14 @@ pub enum UpdateError {
         kind: &'static str,
         /// The offending value.
         value: f64,
+    },
+    /// Another update would take a world time past [`MAX_TIME`](crate::MAX_TIME) (the sum
+    /// of the deltas, not one delta, is what is bounded).
+    #[error("{kind} world time would pass the limit of 2^64 s (delta {delta})")]
+    WorldTimeOverflow {
+        /// Which time kind.
+        kind: &'static str,
+        /// The refused delta.
+        delta: f64,
     },
 }

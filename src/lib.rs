@@ -81,7 +81,7 @@ pub use value::{
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
-    TimeDeltas,
+    TimeDeltas, MAX_TIME,
 };
 
 /// Compiles the README's Rust examples as doctests.

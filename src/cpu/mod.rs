@@ -10,7 +10,7 @@ mod lanes;
 mod pool;
 mod segment;
 #[cfg(test)]
-mod test_rng;
+pub(crate) mod test_rng;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

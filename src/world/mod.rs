@@ -39,7 +39,7 @@ use events::{Due, EventQueue};
 use rows::Rows;
 use slots::SlotTable;
 
-pub use clock::TimeDeltas;
+pub use clock::{TimeDeltas, MAX_TIME};
 pub use commands::MotionCommands;
 pub use completion::{Canceled, Completion};
 pub use debug::{DebugEntry, DebugSnapshot};
@@ -204,7 +204,8 @@ impl MotionWorld {
         }
     }
 
-    /// World time of a kind, seconds since the world was made.
+    /// World time of a kind, seconds since the world was made: the exact sum of the deltas,
+    /// rounded to the anchors' grid (below 2^-48 of it; see [`MAX_TIME`] for its limit).
     #[must_use]
     pub fn world_time(&self, kind: crate::TimeKind) -> f64 {
         self.clocks.now[kind as usize]
@@ -246,6 +247,7 @@ impl MotionWorld {
     /// is refused and leaves the world unchanged.
     pub fn update_with(&mut self, deltas: TimeDeltas) -> Result<(), UpdateError> {
         deltas.validate()?;
+        self.clocks.check(deltas)?;
         self.begin_gpu_update();
         self.settle();
         self.clocks.advance(deltas);
