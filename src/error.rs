@@ -33,8 +33,10 @@ pub enum BuildError {
         /// `"start"` or `"end"`.
         which: &'static str,
     },
-    /// A [`ParametricEase`](crate::ParametricEase) has invalid parameters (non-finite,
-    /// `Steps(0)`, a non-positive Elastic period, Bézier x outside `[0, 1]`).
+    /// A [`ParametricEase`](crate::ParametricEase) has invalid parameters (non-finite or
+    /// beyond ±[`MAX_EASE_PARAMETER`](crate::MAX_EASE_PARAMETER), `Steps(0)`, an Elastic
+    /// period below [`MIN_ELASTIC_PERIOD`](crate::MIN_ELASTIC_PERIOD), Bézier x outside
+    /// `[0, 1]`).
     #[error("invalid parametric ease {0:?}")]
     InvalidEase(crate::ParametricEase),
     /// An [`AnimationCurve`](crate::AnimationCurve) with no keys.
@@ -57,13 +59,25 @@ pub enum BuildError {
         /// The offending value.
         value: f32,
     },
-    /// A punch or shake with a negative or non-finite frequency or damping ratio.
-    #[error("vibration needs a finite frequency and damping ratio >= 0, got {frequency} and {damping_ratio}")]
+    /// A punch or shake with a frequency or damping ratio that is negative, non-finite or
+    /// above [`MAX_EASE_PARAMETER`](crate::MAX_EASE_PARAMETER).
+    #[error("vibration needs a frequency and damping ratio in [0, 1e6], got {frequency} and {damping_ratio}")]
     InvalidVibration {
         /// The frequency.
         frequency: f32,
         /// The damping ratio.
         damping_ratio: f32,
+    },
+    /// The values can leave the f32 range: for some lane, `|from| + |to − from| · P`
+    /// exceeds `f32::MAX`, where `P` bounds the progress the motion reaches (its ease's
+    /// extremes, times the loop count plus one for Incremental loops, 2^32 for infinite
+    /// ones). Such a motion would show infinities or NaN.
+    #[error("lane {lane} can reach {reach:e}, beyond the f32 range")]
+    ValueOverflow {
+        /// The lane index (0..4).
+        lane: usize,
+        /// The magnitude the lane could reach.
+        reach: f64,
     },
     /// The playback speed is NaN or infinite.
     #[error("playback speed must be finite, got {0}")]

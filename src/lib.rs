@@ -68,7 +68,9 @@ mod world;
 
 pub use builder::Motion;
 pub use curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
-pub use ease::{Ease, EaseMode, ParametricEase, UnknownEase};
+pub use ease::{
+    Ease, EaseMode, ParametricEase, UnknownEase, MAX_EASE_PARAMETER, MIN_ELASTIC_PERIOD,
+};
 pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use handle::MotionHandle;
 pub use row::MotionRow;

@@ -7,7 +7,7 @@ use crate::error::MotionError;
 use crate::handle::MotionHandle;
 use crate::row::MotionRow;
 use crate::settings::MotionStatus;
-use crate::value::{AdapterKind, Animatable};
+use crate::value::Animatable;
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.
@@ -120,13 +120,12 @@ impl MotionWorld {
     }
 
     /// The motion's value now, computed on the CPU from its anchor (whatever the executor).
-    /// `T` must have the motion's lane layout, else [`MotionError::TypeMismatch`].
+    /// `T` must be the type the motion animates (a sequence's is `f32`), else
+    /// [`MotionError::TypeMismatch`].
     pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
-        let (_, row_index) = self.live(h)?;
+        let (slot, row_index) = self.live(h)?;
         let row = &self.rows.rows[row_index as usize];
-        if row.lane_count() != T::LANES
-            || !AdapterKind::from_bits(row.adapter_bits()).reads_as(T::ADAPTER)
-        {
+        if self.meta[slot as usize].value_type != Some(std::any::TypeId::of::<T>()) {
             return Err(MotionError::TypeMismatch(h));
         }
         let now = self.evaluate_index(row_index).1;
