@@ -62,8 +62,9 @@ fn pair_to_f32(p: vec2<f32>) -> f32 {
 }
 
 // Motion clock T at world time w (hi, mid, lo: exact) for the row's base (a pair). The
-// third part of w carries what the f64 world clock has below the base's 48 bits, so a
-// motion anchored now reads the same tiny residual (often not 0) as the f64 reference.
+// world keeps its time on the grid of the f32 pairs (src/world/clock.rs), so the third part
+// is 0 today and a motion anchored at w reads exactly its anchored clock there (0 for a new
+// one), as the f64 reference does; it stays for any world time off that grid.
 fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
     let base = vec2<f32>(row.base_hi, row.base_lo);
     let speed = row.speed;

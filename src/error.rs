@@ -65,8 +65,10 @@ pub enum BuildError {
         /// `"start"` or `"end"`.
         which: &'static str,
     },
-    /// A [`ParametricEase`](crate::ParametricEase) has invalid parameters (non-finite,
-    /// `Steps(0)`, a non-positive Elastic period, Bézier x outside `[0, 1]`).
+    /// A [`ParametricEase`](crate::ParametricEase) has invalid parameters (non-finite or
+    /// beyond ±[`MAX_EASE_PARAMETER`](crate::MAX_EASE_PARAMETER), `Steps(0)`, an Elastic
+    /// period below [`MIN_ELASTIC_PERIOD`](crate::MIN_ELASTIC_PERIOD), Bézier x outside
+    /// `[0, 1]`).
     #[error("invalid parametric ease {0:?}")]
     InvalidEase(crate::ParametricEase),
     /// An [`AnimationCurve`](crate::AnimationCurve) with no keys.
@@ -89,13 +91,25 @@ pub enum BuildError {
         /// The offending value.
         value: f32,
     },
-    /// A punch or shake with a negative or non-finite frequency or damping ratio.
-    #[error("vibration needs a finite frequency and damping ratio >= 0, got {frequency} and {damping_ratio}")]
+    /// A punch or shake with a frequency or damping ratio that is negative, non-finite or
+    /// above [`MAX_EASE_PARAMETER`](crate::MAX_EASE_PARAMETER).
+    #[error("vibration needs a frequency and damping ratio in [0, 1e6], got {frequency} and {damping_ratio}")]
     InvalidVibration {
         /// The frequency.
         frequency: f32,
         /// The damping ratio.
         damping_ratio: f32,
+    },
+    /// The values can leave the f32 range: for some lane, `|from| + |to − from| · P`
+    /// exceeds `f32::MAX`, where `P` bounds the progress the motion reaches (its ease's
+    /// extremes, times the loop count plus one for Incremental loops, 2^32 for infinite
+    /// ones). Such a motion would show infinities or NaN.
+    #[error("lane {lane} can reach {reach:e}, beyond the f32 range")]
+    ValueOverflow {
+        /// The lane index (0..4).
+        lane: usize,
+        /// The magnitude the lane could reach.
+        reach: f64,
     },
     /// The playback speed is NaN or infinite.
     #[error("playback speed must be finite, got {0}")]
@@ -181,9 +195,22 @@ pub enum MotionError {
     /// its sequence owns its clock (control the sequence instead).
     #[error("motion {0:?} is in a sequence; control the sequence instead")]
     InSequence(MotionHandle),
-    /// `value::<T>` asked for a type whose lane layout differs from the motion's.
+    /// `value::<T>` asked for a type other than the one the motion animates.
     #[error("motion {0:?} does not animate the requested value type")]
     TypeMismatch(MotionHandle),
+    /// The operation would put the motion's clock, or its anchor (`W − T / speed`), beyond
+    /// ±[`MAX_TIME`](crate::MAX_TIME): `set_time` with such a time, `set_playback_speed`
+    /// with a speed so small that the current clock needs such an anchor, or `complete` of
+    /// a motion whose total duration is that long. The motion is unchanged.
+    #[error("motion {handle:?}: {what} {value} puts its clock beyond the time limit of 2^64 s")]
+    OutOfRange {
+        /// The motion the operation was for.
+        handle: MotionHandle,
+        /// `"time"`, `"playback speed"` or `"total duration"`.
+        what: &'static str,
+        /// The offending value.
+        value: f64,
+    },
 }
 
 /// Why a world update was refused. The world is left unchanged.
@@ -198,6 +225,15 @@ pub enum UpdateError {
         kind: &'static str,
         /// The offending value.
         value: f64,
+    },
+    /// Another update would take a world time past [`MAX_TIME`](crate::MAX_TIME) (the sum
+    /// of the deltas, not one delta, is what is bounded).
+    #[error("{kind} world time would pass the limit of 2^64 s (delta {delta})")]
+    WorldTimeOverflow {
+        /// Which time kind.
+        kind: &'static str,
+        /// The refused delta.
+        delta: f64,
     },
 }
 

@@ -63,7 +63,9 @@ mod table;
 mod world;
 
 pub use crate::core::curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
-pub use crate::core::ease::{Ease, EaseMode, ParametricEase, UnknownEase};
+pub use crate::core::ease::{
+    Ease, EaseMode, ParametricEase, UnknownEase, MAX_EASE_PARAMETER, MIN_ELASTIC_PERIOD,
+};
 pub use crate::core::handle::MotionHandle;
 pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use crate::core::value::{
@@ -76,7 +78,7 @@ pub use motion::text::{ScrambleMode, TextReveal};
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
-    TimeDeltas, WorldGpu, WorldGpuMut,
+    TimeDeltas, WorldGpu, WorldGpuMut, MAX_TIME,
 };
 
 /// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's),

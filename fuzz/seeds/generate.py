@@ -181,6 +181,22 @@ def clear():
     return bytes([13, 0])
 
 
+def zero_duration_now(step):
+    """Op 13/1: a zero-duration motion made now must complete at the next update."""
+    return bytes([13, 1]) + struct.pack("<I", step)
+
+
+def pause_resume(run, pause, factor, speed):
+    """Op 13/2: a fresh motion runs, pauses (for `pause * factor`), resumes at `speed`."""
+    return bytes([13, 2]) + struct.pack("<I", run) + struct.pack("<I", pause) + bytes(
+        [factor, speed])
+
+
+def set_time_limit(k, scale, negative=False):
+    """Op 13/3: set_time near the time limit (scale index 0..4: 0.5, 1, 1+1e-6, 2, 1.8e19)."""
+    return bytes([13, 3]) + handle(k) + bytes([scale, 1 if negative else 0])
+
+
 def reserve(n16):
     return bytes([14, n16])
 
@@ -295,6 +311,24 @@ OPS = {
 # u32::MAX (speed 3.7e19, then the closing updates) overflowed scheduling its next loop in a
 # debug build.
 OPS["21_loop_count_saturation"] = bytes.fromhex("000a000a100a1008000311010b00000000006000000060")
+
+# Issue 16: zero durations, pause/resume and set_time near the limit, at untidy and long
+# world times (0.1 s, then 12345.678 s, then months).
+OPS["22_zero_duration_late"] = (update(f64raw(0.1)) + zero_duration_now(0x1234_5678)
+                                + update(f64raw(12345.678)) + zero_duration_now(0xfedc_ba98)
+                                + update(f64raw(9.005999999999997)) + zero_duration_now(1)
+                                + update(f64raw(3e7)) + zero_duration_now(0x8000_0000))
+OPS["23_pause_resume_late"] = (update(f64raw(9.005999999999997))
+                               + pause_resume(0, 0x8765_4321, 3, 3)
+                               + update(f64raw(12345.678)) + pause_resume(7, 0x1111_1111, 255, 0)
+                               + update(f64raw(1e9)) + pause_resume(0x4000_0000, 99, 17, 7))
+OPS["24_set_time_limits"] = (create(f32s(0), f32s(1), builder(f32s(1), loop=(-1, YOYO)),
+                                    callbacks(bind=True, loop=True))
+                             + create(f32s(0), f32s(1), builder(f32s(1)), callbacks(complete=True))
+                             + b"".join(set_time_limit(k, i, neg) for k in range(2) for i in range(5)
+                                        for neg in (False, True))
+                             + update(f64raw(1.8e19)) + update(f64raw(1.8e19))
+                             + update(F64_MAX) + update(F64_MAX) + zero_duration_now(5))
 
 random.seed(7)
 OPS["20_random"] = bytes(random.randrange(256) for _ in range(600))

@@ -382,6 +382,91 @@ fn check(world: &MotionWorld, shared: &Shared) {
     assert_eq!(active, world.len(), "active handles vs len");
 }
 
+/// A step in `(0, 4)` s from the input, nonzero: bits of a fraction, so not dyadic-tidy.
+fn positive_step(b: &mut Bytes<'_>) -> f64 {
+    (f64::from(b.u32()) + 1.0) / f64::from(u32::MAX) * 4.0
+}
+
+/// Issue 16 item 1: a zero-duration motion created now, at whatever world time, completes
+/// (once) at the next update that moves time forward (on the anchor grid: after about 2^72 s
+/// of world time a step of seconds is below its resolution). No reaction can reach it (its handle
+/// is not shared), but a queued `clear` can remove it first.
+fn zero_duration_completes(b: &mut Bytes<'_>, world: &mut MotionWorld) {
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&count);
+    let Ok(h) = Motion::new(0.0f32, 1.0, 0.0)
+        .on_complete(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+        })
+        .run(world)
+    else {
+        return;
+    };
+    // Gone already if a queued `clear` was applied when it was made.
+    let Ok(time) = world.time(h) else { return };
+    assert_eq!(time, 0.0, "clock at creation");
+    let dt = positive_step(b);
+    let before = world.world_time(TimeKind::Scaled);
+    if world.update(dt).is_ok() && world.world_time(TimeKind::Scaled) > before {
+        assert!(
+            !world.is_active(h),
+            "zero-duration motion still live after {dt}"
+        );
+        assert!(count.load(Ordering::SeqCst) <= 1, "completed twice");
+    } else {
+        let _ = world.cancel(h);
+    }
+}
+
+/// Issue 16 item 2: pausing (speed 0) and resuming keeps a fresh motion's clock, within the
+/// anchor grid's resolution, however long the pause and whatever the world time.
+fn pause_resume_keeps_clock(b: &mut Bytes<'_>, world: &mut MotionWorld) {
+    let Ok(h) = Motion::new(0.0f32, 1.0, 1e6).run(world) else {
+        return;
+    };
+    let _ = world.update(positive_step(b));
+    let Ok(paused) = world.time(h) else { return };
+    if world.set_playback_speed(h, 0.0).is_err() {
+        return;
+    }
+    let _ = world.update(positive_step(b) * f64::from(b.u8()));
+    let speed = f32::from(b.u8() % 8 + 1) / 4.0;
+    if world.set_playback_speed(h, speed).is_ok() {
+        if let Ok(resumed) = world.time(h) {
+            let w = world.world_time(TimeKind::Scaled);
+            let grid = 2f64.powi(-45) * w.max(paused.abs()).max(1.0);
+            assert!(
+                (resumed - paused).abs() <= grid,
+                "paused at {paused}, resumed at {resumed} (W = {w})"
+            );
+        }
+    }
+    let _ = world.cancel(h);
+}
+
+/// Issue 16 item 4: `set_time` near and past the time limit either refuses or leaves a
+/// finite clock and value.
+fn set_time_near_limits(b: &mut Bytes<'_>, world: &mut MotionWorld, h: MotionHandle) {
+    let limit = wgpu_tween::MAX_TIME;
+    let scale = [0.5, 1.0, 1.000_001, 2.0, 1.8e19][usize::from(b.u8() % 5)];
+    let t = if b.bool() {
+        -limit * scale
+    } else {
+        limit * scale
+    };
+    if world.set_time(h, t).is_ok() {
+        if let Ok(time) = world.time(h) {
+            assert!(
+                time.is_finite() && time.abs() <= limit * 1.01,
+                "clock {time}"
+            );
+        }
+        if let Ok(v) = world.value::<f32>(h) {
+            assert!(v.is_finite(), "value {v} after set_time {t}");
+        }
+    }
+}
+
 /// Runs the operations encoded in `data` on a fresh world.
 pub fn run_ops(data: &[u8]) -> Report {
     let mut b = Bytes::new(data);
@@ -491,12 +576,18 @@ pub fn run_ops(data: &[u8]) -> Report {
                 let h = pick(&mut b, &shared);
                 ok(world.preserve(h), &mut report);
             }
-            13 => {
-                if b.u8().is_multiple_of(4) {
+            13 => match b.u8() % 4 {
+                0 => {
                     world.clear();
                     assert_eq!(world.len(), 0, "clear left motions");
                 }
-            }
+                1 => zero_duration_completes(&mut b, &mut world),
+                2 => pause_resume_keeps_clock(&mut b, &mut world),
+                _ => {
+                    let h = pick(&mut b, &shared);
+                    set_time_near_limits(&mut b, &mut world, h);
+                }
+            },
             14 => world.reserve(usize::from(b.u8()) * 16),
             15 => {
                 // Queries: none may panic, whatever the handle or the type asked for.

@@ -44,19 +44,6 @@ impl AdapterKind {
             _ => AdapterKind::Lerp,
         }
     }
-
-    /// Whether a motion stored with `self` can be read as a type whose default adapter is
-    /// `ty` (a quaternion motion built with `.nlerp()` is still read as a `Quat`).
-    #[must_use]
-    pub(crate) fn reads_as(self, ty: AdapterKind) -> bool {
-        self == ty
-            || matches!(
-                (self, ty),
-                (AdapterKind::Nlerp, AdapterKind::Slerp)
-                    | (AdapterKind::Slerp, AdapterKind::Nlerp)
-                    | (AdapterKind::Punch | AdapterKind::Shake, AdapterKind::Lerp)
-            )
-    }
 }
 
 /// How an integer motion rounds its interpolated value (the lanes are interpolated as

@@ -7,7 +7,7 @@ use crate::core::ease::{Ease, ParametricEase};
 use crate::core::handle::MotionHandle;
 use crate::core::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
-use crate::core::value::{AdapterKind, Animatable, Integer, RoundingMode, Vibrate};
+use crate::core::value::{AdapterKind, Animatable, Integer, Lanes, RoundingMode, Vibrate};
 use crate::error::BuildError;
 use crate::exec::gpu::GpuTarget;
 use crate::world::built::{BuiltMotion, MotionOptions};
@@ -301,6 +301,36 @@ impl<T: Animatable> Motion<T> {
         self.build(None)
     }
 
+    /// [`BuildError::ValueOverflow`] where `from + (to − from) · p` can leave the f32 range.
+    fn check_reach(&self, from: &Lanes, to: &Lanes) -> Result<(), BuildError> {
+        // The standard eases stay in [0, 1] but Back's (to about -0.1 and 1.1) and
+        // Elastic's (to about -0.37 and 1.37).
+        let standard = match self.ease {
+            Ease::InBack | Ease::OutBack | Ease::InOutBack => 1.5,
+            Ease::InElastic | Ease::OutElastic | Ease::InOutElastic => 1.5,
+            _ => 1.0,
+        };
+        let ease = self.parametric.map_or(standard, ParametricEase::bound);
+        let progress = if self.loop_type == LoopType::Incremental {
+            let loops = if self.loops < 0 {
+                2f64.powi(32)
+            } else {
+                f64::from(self.loops)
+            };
+            ease * (loops + 1.0)
+        } else {
+            ease
+        };
+        for lane in 0..T::LANES {
+            let (a, b) = (f64::from(from[lane]), f64::from(to[lane]));
+            let reach = a.abs() + (b - a).abs() * progress;
+            if reach > f64::from(f32::MAX) {
+                return Err(BuildError::ValueOverflow { lane, reach });
+            }
+        }
+        Ok(())
+    }
+
     fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
         let mut from = self.from.to_lanes();
         let mut to = self.to.to_lanes();
@@ -346,12 +376,8 @@ impl<T: Animatable> Motion<T> {
             ease_id
         };
         let vibrates = matches!(self.adapter, AdapterKind::Punch | AdapterKind::Shake);
-        if vibrates
-            && !(self.frequency.is_finite()
-                && self.frequency >= 0.0
-                && self.damping_ratio.is_finite()
-                && self.damping_ratio >= 0.0)
-        {
+        let in_range = |x: f32| (0.0..=crate::MAX_EASE_PARAMETER).contains(&x); // not NaN
+        if vibrates && !(in_range(self.frequency) && in_range(self.damping_ratio)) {
             return Err(BuildError::InvalidVibration {
                 frequency: self.frequency,
                 damping_ratio: self.damping_ratio,
@@ -368,6 +394,9 @@ impl<T: Animatable> Motion<T> {
         }
         if !self.speed.is_finite() {
             return Err(BuildError::InvalidPlaybackSpeed(self.speed));
+        }
+        if !matches!(self.adapter, AdapterKind::Slerp | AdapterKind::Nlerp) {
+            self.check_reach(&from, &to)?;
         }
         if let Some(target) = &self.target {
             target.validate(T::LANES, target.buffer.size())?;
@@ -434,6 +463,7 @@ impl<T: Animatable> Motion<T> {
                 immediate_bind: self.immediate_bind,
             },
             debug_name: self.debug_name,
+            value_type: std::any::TypeId::of::<T>(),
             callbacks,
             target: self.target,
         })

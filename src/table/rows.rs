@@ -6,6 +6,7 @@
 
 use crate::core::row::MotionRow;
 use crate::core::value::{row_value, Lanes};
+use std::collections::TryReserveError;
 
 /// Sections of pairs per row: four value lanes `(from, to)`, then the 16-byte parameter
 /// lanes (parametric ease, punch and shake settings) as pairs `[p0, p1]`, `[p2, p3]`.
@@ -310,15 +311,16 @@ impl Rows {
         }
     }
 
-    pub fn reserve(&mut self, additional: usize) {
-        self.rows.reserve(additional);
+    /// Reserves room for `additional` more rows; stops at the first allocation that fails.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), TryReserveError> {
+        self.rows.try_reserve(additional)?;
         for column in &mut self.lanes {
-            column.reserve(additional);
+            column.try_reserve(additional)?;
         }
         for column in &mut self.outputs {
-            column.reserve(additional);
+            column.try_reserve(additional)?;
         }
-        self.slot_of.reserve(additional);
+        self.slot_of.try_reserve(additional)
     }
 
     pub fn clear(&mut self) {

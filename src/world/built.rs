@@ -27,6 +27,8 @@ pub(crate) struct BuiltMotion {
     pub auto_seed: bool,
     pub options: MotionOptions,
     pub debug_name: &'static str,
+    /// The animated type (`value::<T>` checks it).
+    pub value_type: std::any::TypeId,
     pub callbacks: Option<Box<Callbacks>>,
     /// Where the value is written on the GPU, if anywhere (validated against the buffer;
     /// the world checks the rest).

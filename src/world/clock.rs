@@ -1,4 +1,4 @@
-//! World clocks: one f64 accumulator per time kind.
+//! World clocks: one f64 accumulator per time kind, read on the grid of the rows' anchors.
 
 use crate::error::UpdateError;
 
@@ -42,18 +42,97 @@ impl TimeDeltas {
     }
 }
 
+/// The largest world time, and the largest motion clock `set_time` accepts, seconds (2^64,
+/// about 5.8e11 years): far inside the f32 range that the rows' anchors (f32 pairs) and the
+/// GPU's clocks need, so no accepted input can make a clock infinite or NaN.
+pub const MAX_TIME: f64 = 18_446_744_073_709_551_616.0;
+
+/// `x` rounded to the grid of the rows' anchors: the nearest sum `hi + lo` of two f32s as
+/// [`MotionRow::anchor`](crate::MotionRow::anchor) stores it (about 48 significant bits).
+/// Values already on the grid are kept exactly, so an anchor at such a time is exact.
+#[must_use]
+pub(crate) fn on_anchor_grid(x: f64) -> f64 {
+    let hi = x as f32;
+    f64::from(hi) + f64::from((x - f64::from(hi)) as f32)
+}
+
 /// World time per kind, now and at the previous update (for transitions).
+///
+/// Deltas accumulate exactly in f64 (`sum`), and the world time the motions see (`now`) is
+/// that sum rounded to the anchor grid ([`on_anchor_grid`]). So a motion anchored at the
+/// world time `W` stores `W` exactly, and its clock at `W` is exactly the clock it was
+/// anchored with: 0 for a new motion, whatever `W` is (SEMANTICS.md §1). The rounding is
+/// below 2^-48 of the world time (4e-12 s after an hour) and never accumulates.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct WorldClocks {
     pub now: [f64; 3],
     pub prev: [f64; 3],
+    sum: [f64; 3],
 }
 
 impl WorldClocks {
+    /// Refuses deltas that would take a world time past [`MAX_TIME`].
+    pub fn check(&self, deltas: TimeDeltas) -> Result<(), UpdateError> {
+        for ((kind, sum), delta) in ["scaled", "unscaled", "realtime"]
+            .into_iter()
+            .zip(self.sum)
+            .zip(deltas.as_array())
+        {
+            if sum + delta > MAX_TIME {
+                return Err(UpdateError::WorldTimeOverflow { kind, delta });
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances by checked deltas (see [`check`](Self::check)).
     pub fn advance(&mut self, deltas: TimeDeltas) {
         self.prev = self.now;
-        for (w, d) in self.now.iter_mut().zip(deltas.as_array()) {
-            *w += d;
+        for ((w, sum), d) in self
+            .now
+            .iter_mut()
+            .zip(&mut self.sum)
+            .zip(deltas.as_array())
+        {
+            *sum += d;
+            *w = on_anchor_grid(*sum);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::cpu::test_rng::Rng;
+
+    #[test]
+    fn the_anchor_grid_is_kept_by_anchoring() {
+        // Any value on the grid is stored exactly by an anchor, so a motion anchored there
+        // reads clock 0 exactly (issue 16 item 1 for W = 0.1 and W = 12345.678).
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut row = crate::core::row::MotionRow {
+            speed: 1.0,
+            ..bytemuck::Zeroable::zeroed()
+        };
+        let mut check = |x: f64| {
+            let w = on_anchor_grid(x);
+            assert_eq!(on_anchor_grid(w), w, "grid value {w:e} of {x:e}");
+            row.anchor(w, 0.0);
+            assert_eq!(row.clock(w), 0.0, "clock at the anchor of {w:e}");
+        };
+        for x in [
+            0.1,
+            12_345.678,
+            9.005_999_999_999_997,
+            1.0 / 3.0,
+            MAX_TIME,
+            1e-30,
+        ] {
+            check(x);
+        }
+        for _ in 0..100_000 {
+            let scale = 2f64.powi((rng.next() % 120) as i32 - 60);
+            check(rng.unit() * scale);
         }
     }
 }

@@ -31,7 +31,9 @@ pub struct DebugEntry {
     pub executor: Executor,
 }
 
-/// The live motions of a world at one moment, in creation order. `Display` prints a table.
+/// The live motions of a world at one moment, in creation order. `Display` prints a table,
+/// one line per motion: control characters of debug names (newlines, tabs, escape
+/// sequences) are printed escaped (`\n`, `\u{1b}`), so a name cannot break or forge lines.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DebugSnapshot {
     /// One entry per live motion.
@@ -98,7 +100,7 @@ impl fmt::Display for DebugSnapshot {
                 f,
                 "{:<22} {:<16} {:<10} {:>10.3} {:>11} {:>9.4} {:>6.2} {:<4}",
                 format!("{:?}", e.handle),
-                e.debug_name,
+                escape_controls(e.debug_name),
                 format!("{:?}", e.status),
                 e.time,
                 loops,
@@ -112,4 +114,17 @@ impl fmt::Display for DebugSnapshot {
         }
         write!(f, "{} live motion(s)", self.entries.len())
     }
+}
+
+/// `name` with its control characters escaped (Rust's `\n`, `\t`, `\u{..}` forms).
+fn escape_controls(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

@@ -39,7 +39,7 @@ use commands::{Command, QueueState};
 use events::{Due, EventQueue};
 use slots::SlotTable;
 
-pub use clock::TimeDeltas;
+pub use clock::{TimeDeltas, MAX_TIME};
 pub use commands::MotionCommands;
 pub use completion::{Canceled, Completion};
 pub use debug::{DebugEntry, DebugSnapshot};
@@ -57,6 +57,8 @@ pub(crate) struct SlotMeta {
     stamp: u32,
     options: MotionOptions,
     debug_name: &'static str,
+    /// The animated type (`None` only for a vacant slot).
+    value_type: Option<std::any::TypeId>,
     has_bind: bool,
     has_loop_callback: bool,
     /// Update count at creation; `status` is Scheduled until the next update.
@@ -189,13 +191,19 @@ impl MotionWorld {
     }
 
     /// Reserves room for `additional` more motions, so creating them does not reallocate.
+    /// A hint: it never panics. `additional` is capped at what a world can hold (2^32 − 2
+    /// motions: handles have u32 slots), and where the memory cannot be had (or its size
+    /// overflows) it reserves what it could and returns.
     pub fn reserve(&mut self, additional: usize) {
-        self.rows.reserve(additional);
-        self.slots.reserve(additional);
-        self.meta
-            .reserve((self.slots.slots.len() + additional).saturating_sub(self.meta.len()));
-        self.callbacks
-            .reserve((self.slots.slots.len() + additional).saturating_sub(self.callbacks.len()));
+        let additional = additional.min(((u32::MAX - 1) as usize).saturating_sub(self.rows.len()));
+        let slots = self.slots.slots.len().saturating_add(additional);
+        let _ = self.rows.try_reserve(additional).and_then(|()| {
+            self.slots.try_reserve(additional)?;
+            self.meta
+                .try_reserve(slots.saturating_sub(self.meta.len()))?;
+            self.callbacks
+                .try_reserve(slots.saturating_sub(self.callbacks.len()))
+        });
     }
 
     /// A handle for queueing changes from inside callbacks (or other threads).
@@ -207,14 +215,17 @@ impl MotionWorld {
         }
     }
 
-    /// World time of a kind, seconds since the world was made.
+    /// World time of a kind, seconds since the world was made: the exact sum of the deltas,
+    /// rounded to the anchors' grid (below 2^-48 of it; see [`MAX_TIME`] for its limit).
     #[must_use]
     pub fn world_time(&self, kind: crate::TimeKind) -> f64 {
         self.clocks.now[kind as usize]
     }
 
     /// Uses at most `threads` threads for the CPU executor (1 = the calling thread only).
-    /// Default: all available cores, engaged only above a size threshold.
+    /// Default: all available cores, engaged only above a size threshold. `threads` is
+    /// clamped to `1..=max(available parallelism, 2)` (more threads than cores only cost
+    /// memory and context switches); [`cpu_threads`](Self::cpu_threads) reads the result.
     pub fn set_cpu_threads(&mut self, threads: usize) {
         self.executor.set_threads(threads);
     }
@@ -249,6 +260,7 @@ impl MotionWorld {
     /// is refused and leaves the world unchanged.
     pub fn update_with(&mut self, deltas: TimeDeltas) -> Result<(), UpdateError> {
         deltas.validate()?;
+        self.clocks.check(deltas)?;
         self.begin_gpu_update();
         self.settle();
         self.clocks.advance(deltas);
@@ -411,6 +423,7 @@ impl MotionWorld {
             stamp: 0,
             options: built.options,
             debug_name: built.debug_name,
+            value_type: Some(built.value_type),
             has_bind,
             has_loop_callback,
             birth_update: self.updates,

@@ -5,7 +5,7 @@ use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::row::MotionRow;
 use crate::core::settings::MotionStatus;
-use crate::core::value::{AdapterKind, Animatable};
+use crate::core::value::Animatable;
 use crate::error::MotionError;
 use crate::eval::{progress, Progress};
 
@@ -120,13 +120,12 @@ impl MotionWorld {
     }
 
     /// The motion's value now, computed on the CPU from its anchor (whatever the executor).
-    /// `T` must have the motion's lane layout, else [`MotionError::TypeMismatch`].
+    /// `T` must be the type the motion animates (a sequence's is `f32`), else
+    /// [`MotionError::TypeMismatch`].
     pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
-        let (_, row_index) = self.live(h)?;
+        let (slot, row_index) = self.live(h)?;
         let row = &self.rows.rows[row_index as usize];
-        if row.lane_count() != T::LANES
-            || !AdapterKind::from_bits(row.adapter_bits()).reads_as(T::ADAPTER)
-        {
+        if self.meta[slot as usize].value_type != Some(std::any::TypeId::of::<T>()) {
             return Err(MotionError::TypeMismatch(h));
         }
         let now = self.evaluate_index(row_index).1;
@@ -171,14 +170,21 @@ impl MotionWorld {
     }
 
     /// Sets the motion clock to `time` (delay included) at once: binds the value there and
-    /// fires the callbacks of the step, by the rules of an update.
+    /// fires the callbacks of the step, by the rules of an update. The clock is `time` on
+    /// the anchors' grid (exact for 0 and other grid values; else within 2^-46 of the larger
+    /// of `time` and the world time, with the status and loop count `time` has).
+    /// [`MotionError::OutOfRange`] beyond ±[`MAX_TIME`](crate::MAX_TIME).
     pub fn set_time(&mut self, h: MotionHandle, time: f64) -> Result<(), MotionError> {
         let result = self.set_time_inner(h, time);
         self.settle();
         result
     }
 
-    /// Changes the playback speed from now on (the clock keeps its current value).
+    /// Changes the playback speed from now on. The clock keeps its current value (exactly
+    /// where it is on the anchors' grid, as a new or paused motion's is; else within 2^-46
+    /// of the larger of the clock and the world time) and always its status and loop count.
+    /// [`MotionError::OutOfRange`] for a speed so small that the current clock would need
+    /// an anchor beyond [`MAX_TIME`](crate::MAX_TIME) (such as 1e-39 at clock 1).
     pub fn set_playback_speed(&mut self, h: MotionHandle, speed: f32) -> Result<(), MotionError> {
         let result = self.set_playback_speed_inner(h, speed);
         self.settle();
@@ -205,6 +211,13 @@ impl MotionWorld {
         // The total duration, nudged up (by the fewest ulps) where §2 needs the clock strictly
         // past it (zero duration) or the anchor's rounding lands a hair short of the end.
         let end = row.total_duration();
+        if !anchor_in_range(&row, w, end) {
+            return Err(MotionError::OutOfRange {
+                handle: h,
+                what: "total duration",
+                value: end,
+            });
+        }
         let now = anchor_keeping(&mut row, w, end, Progress::is_completed);
         self.reanchored(slot, row_index, row);
         self.meta[slot as usize].touched = true;
@@ -228,12 +241,21 @@ impl MotionWorld {
         }
         let mut row = self.rows.rows[row_index as usize];
         let w = self.clocks.now[row.time_kind() as usize];
+        if !anchor_in_range(&row, w, time) {
+            return Err(MotionError::OutOfRange {
+                handle: h,
+                what: "time",
+                value: time,
+            });
+        }
         let (_, prev) = self.evaluate_index(row_index);
-        row.anchor(w, time);
+        let want = progress(&row, time);
+        let now = anchor_keeping(&mut row, w, time, |p| {
+            p.status == want.status && p.completed_loops == want.completed_loops
+        });
         self.reanchored(slot, row_index, row);
         self.meta[slot as usize].touched = true;
         let clock = row.clock(w);
-        let now = progress(&row, clock);
         let meta = self.meta[slot as usize];
         let value = (meta.has_bind && binds_at(now.status, &meta.options))
             .then(|| self.rows.value_at(row_index, &now, w));
@@ -260,6 +282,13 @@ impl MotionWorld {
         let w = self.clocks.now[row.time_kind() as usize];
         let (time, before) = self.evaluate_index(row_index);
         row.speed = speed;
+        if !anchor_in_range(&row, w, time) {
+            return Err(MotionError::OutOfRange {
+                handle: h,
+                what: "playback speed",
+                value: f64::from(speed),
+            });
+        }
         // The clock keeps its value, and so its status and loops, whatever the rounding.
         anchor_keeping(&mut row, w, time, |p| {
             p.status == before.status && p.completed_loops == before.completed_loops
@@ -277,27 +306,64 @@ impl MotionWorld {
     }
 }
 
-/// Anchors `row` so its clock reads `time` at world time `w`, moving the clock forward by
-/// growing steps while `keep` rejects the result: the anchor is an f32 pair (about 48 bits),
-/// so after a long run its rounding can put the clock a hair before a boundary that `time`
-/// was exactly on or past. Returns the evaluation at the anchor.
+/// Anchors `row` so its clock reads `time` at world time `w`. World times are on the anchor
+/// grid (see `clock.rs`), so the clock is exact where `time` is (always for 0, a new motion's
+/// clock). Elsewhere the base rounds to the grid, and where that puts the clock across a
+/// boundary that `keep` rejects (a status or loop count the motion must keep), the grid's
+/// next base on either side, nearer `time` first, is tried: the clock then moves by at most
+/// two grid steps (2^-46 of the larger of the clock and world time), never more. Where no
+/// candidate passes (a loop far below the grid's resolution), the nearest stays. Returns the
+/// evaluation at the anchor.
 fn anchor_keeping(
     row: &mut MotionRow,
     w: f64,
     time: f64,
     keep: impl Fn(&Progress) -> bool,
 ) -> Progress {
-    let mut step = f64::EPSILON * time.abs().max(w.abs()).max(1.0);
-    let mut target = time;
-    let mut now = progress(row, time);
-    for _ in 0..64 {
-        row.anchor(w, target);
-        now = progress(row, row.clock(w));
-        if keep(&now) {
-            break;
-        }
-        target = time + step;
-        step *= 2.0;
+    row.anchor(w, time);
+    let nearest = *row;
+    let now = progress(row, row.clock(w));
+    if keep(&now) {
+        return now;
     }
+    let base = nearest.base();
+    let reach = if row.speed == 0.0 {
+        base.abs()
+    } else {
+        base.abs().max(w.abs())
+    };
+    let step = reach.max(2f64.powi(-60)) * 2f64.powi(-46);
+    let mut candidates = [base - step, base + step].map(|b| {
+        let mut candidate = nearest;
+        set_base(&mut candidate, b);
+        (candidate, candidate.clock(w))
+    });
+    candidates.sort_by(|a, b| (a.1 - time).abs().total_cmp(&(b.1 - time).abs()));
+    for (candidate, clock) in candidates {
+        let p = progress(&candidate, clock);
+        if keep(&p) {
+            *row = candidate;
+            return p;
+        }
+    }
+    *row = nearest;
     now
+}
+
+/// Stores `base` in the row as its f32 pair.
+fn set_base(row: &mut MotionRow, base: f64) {
+    let hi = base as f32;
+    row.base_hi = hi;
+    row.base_lo = (base - f64::from(hi)) as f32;
+}
+
+/// Whether anchoring `row` at world time `w` with clock `time` keeps the clock and the base
+/// within [`MAX_TIME`](super::MAX_TIME) (so both stay finite in f32 on every executor).
+fn anchor_in_range(row: &MotionRow, w: f64, time: f64) -> bool {
+    let base = if row.speed == 0.0 {
+        time
+    } else {
+        w - time / f64::from(row.speed)
+    };
+    time.abs() <= super::MAX_TIME && base.abs() <= super::MAX_TIME
 }

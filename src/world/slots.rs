@@ -133,8 +133,11 @@ impl SlotTable {
         self.free.len()
     }
 
-    pub fn reserve(&mut self, additional: usize) {
+    pub fn try_reserve(
+        &mut self,
+        additional: usize,
+    ) -> Result<(), std::collections::TryReserveError> {
         self.slots
-            .reserve(additional.saturating_sub(self.free.len()));
+            .try_reserve(additional.saturating_sub(self.free.len()))
     }
 }

@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use wgpu_tween::{
-    BuildError, DelayType, Motion, MotionError, MotionHandle, MotionStatus, MotionWorld,
-    TimeDeltas, TimeKind, UpdateError,
+    BuildError, DelayType, EaseMode, LoopType, Motion, MotionError, MotionHandle, MotionStatus,
+    MotionWorld, ParametricEase, TimeDeltas, TimeKind, UpdateError,
 };
 
 const NAN: f32 = f32::NAN;
@@ -141,7 +141,96 @@ fn cases() -> Vec<Case> {
             || Motion::new(0.0, 1.0, 1.0).playback_speed(-INF),
             |e| *e == InvalidPlaybackSpeed(-INF),
         ),
+        // Issue 16 item 4: values that would overflow the f32 range (to − from is infinite).
+        (
+            "-f32::MAX to f32::MAX",
+            || Motion::new(-f32::MAX, f32::MAX, 1.0),
+            |e| matches!(e, ValueOverflow { lane: 0, .. }),
+        ),
+        (
+            "Incremental 0 to 3e38",
+            || Motion::new(0.0, 3e38, 1.0).loops(3, LoopType::Incremental),
+            |e| matches!(e, ValueOverflow { lane: 0, .. }),
+        ),
+        (
+            "Incremental forever 0 to 1e29",
+            || Motion::new(0.0, 1e29, 1.0).loops(-1, LoopType::Incremental),
+            |e| matches!(e, ValueOverflow { lane: 0, .. }),
+        ),
+        (
+            "Back InOut overshoot f32::MAX",
+            || Motion::new(0.0, 1.0, 1.0).ease_with(back(f32::MAX)),
+            |e| *e == InvalidEase(back(f32::MAX)),
+        ),
+        (
+            "Elastic period 1e-38",
+            || Motion::new(0.0, 1.0, 1.0).ease_with(elastic(1e-38)),
+            |e| *e == InvalidEase(elastic(1e-38)),
+        ),
+        (
+            "Back overshoot 1e6 with values near the limit",
+            || Motion::new(0.0, 1e34, 1.0).ease_with(back(1e6)),
+            |e| matches!(e, ValueOverflow { lane: 0, .. }),
+        ),
+        (
+            "punch frequency 2e38",
+            || Motion::punch(0.0, 1.0, 1.0).frequency(2e38),
+            |e| matches!(e, InvalidVibration { .. }),
+        ),
+        (
+            "shake frequency 2e38",
+            || Motion::shake(0.0, 1.0, 1.0).frequency(2e38),
+            |e| matches!(e, InvalidVibration { .. }),
+        ),
     ]
+}
+
+fn back(overshoot: f32) -> ParametricEase {
+    ParametricEase::Back {
+        mode: EaseMode::InOut,
+        overshoot,
+    }
+}
+
+fn elastic(period: f32) -> ParametricEase {
+    ParametricEase::Elastic {
+        mode: EaseMode::Out,
+        amplitude: 1.0,
+        period,
+    }
+}
+
+/// Issue 16 item 4: every lane is checked (Vec3 ±3e38), and motions just inside the range
+/// build and stay finite.
+#[test]
+fn values_that_cannot_overflow_build_and_stay_finite() {
+    use glam::Vec3;
+    let err = Motion::new(Vec3::new(0.0, -3e38, 0.0), Vec3::new(0.0, 3e38, 0.0), 1.0)
+        .run(&mut MotionWorld::new())
+        .unwrap_err();
+    assert!(
+        matches!(err, BuildError::ValueOverflow { lane: 1, .. }),
+        "{err:?}"
+    );
+    let mut world = MotionWorld::new();
+    let ok = [
+        Motion::new(-5e37f32, 5e37, 1.0).ease(wgpu_tween::Ease::OutElastic),
+        Motion::new(0.0f32, 2e38, 1.0)
+            .ease(wgpu_tween::Ease::OutBack)
+            .loops(-1, LoopType::Yoyo),
+        Motion::new(0.0f32, 1e28, 1.0).loops(-1, LoopType::Incremental),
+        Motion::new(0.0f32, 3e38, 1.0),
+        Motion::new(0.0f32, 1.0, 1.0).ease_with(back(1e6)),
+        Motion::new(0.0f32, 1.0, 1.0).ease_with(elastic(1e-6)),
+    ]
+    .map(|m| m.run(&mut world).unwrap());
+    for _ in 0..26 {
+        world.update(0.037).unwrap();
+        for h in ok {
+            let v = world.value::<f32>(h).unwrap();
+            assert!(v.is_finite(), "{v}");
+        }
+    }
 }
 
 #[test]

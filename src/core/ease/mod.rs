@@ -10,7 +10,7 @@ use std::str::FromStr;
 mod parametric;
 
 pub(crate) use parametric::{bezier, parametric, PARAMETRIC_BASE};
-pub use parametric::{EaseMode, ParametricEase};
+pub use parametric::{EaseMode, ParametricEase, MAX_EASE_PARAMETER, MIN_ELASTIC_PERIOD};
 
 /// Calls `$callback!` with every standard ease variant, in discriminant order: the one list
 /// that the enum, [`Ease::ALL`], the names and the CPU executor's easing loops come from.

@@ -29,7 +29,7 @@ pub enum ParametricEase {
     Back {
         /// In, Out or InOut.
         mode: EaseMode,
-        /// The overshoot `c` (finite).
+        /// The overshoot `c` (within ±[`MAX_EASE_PARAMETER`]).
         overshoot: f32,
     },
     /// Elastic with amplitude `a` (values below 1 act as 1) and period `P` (> 0):
@@ -39,9 +39,10 @@ pub enum ParametricEase {
     Elastic {
         /// In, Out or InOut.
         mode: EaseMode,
-        /// Amplitude `a` (finite; below 1 means 1).
+        /// Amplitude `a` (within ±[`MAX_EASE_PARAMETER`]; below 1 means 1).
         amplitude: f32,
-        /// Period `P` in units of progress (finite, > 0).
+        /// Period `P` in units of progress, from [`MIN_ELASTIC_PERIOD`] to
+        /// [`MAX_EASE_PARAMETER`].
         period: f32,
     },
     /// `n` equal steps, CSS `steps(n, jump-end)`: `floor(x·n) / n`, and 1 at `x ≥ 1`.
@@ -61,9 +62,30 @@ const ID_ELASTIC: u32 = 35;
 const ID_STEPS: u32 = 38;
 pub(crate) const ID_BEZIER: u32 = 39;
 
+/// The largest magnitude of a parametric ease's overshoot, amplitude or Bézier y (so that
+/// the ease, and a motion's value, stay finite).
+pub const MAX_EASE_PARAMETER: f32 = 1e6;
+/// The smallest Elastic period (a million oscillations over the motion).
+pub const MIN_ELASTIC_PERIOD: f32 = 1e-6;
+
 impl ParametricEase {
-    /// The row's ease id and parameter lanes; `None` when the parameters are invalid.
+    /// A bound of `|E(x)|` for `x` in `[0, 1]` (valid parameters only).
+    pub(crate) fn bound(self) -> f64 {
+        match self {
+            ParametricEase::Back { overshoot, .. } => 1.0 + 4.0 * f64::from(overshoot.abs()),
+            ParametricEase::Elastic { amplitude, .. } => 1.0 + f64::from(amplitude.max(1.0)),
+            ParametricEase::Steps(_) => 1.0,
+            ParametricEase::CubicBezier(_, y1, _, y2) => {
+                1.0 + f64::from(y1.abs()) + f64::from(y2.abs())
+            }
+        }
+    }
+
+    /// The row's ease id and parameter lanes; `None` when the parameters are invalid: not
+    /// finite, beyond ±[`MAX_EASE_PARAMETER`], an Elastic period below
+    /// [`MIN_ELASTIC_PERIOD`], `Steps(0)`, a Bézier x outside `[0, 1]`.
     pub(crate) fn encode(self) -> Option<(u32, [f32; 4])> {
+        let in_range = |x: f32| x.abs() <= MAX_EASE_PARAMETER; // false for NaN
         let mode_of = |m: EaseMode| match m {
             EaseMode::In => 0,
             EaseMode::Out => 1,
@@ -71,7 +93,7 @@ impl ParametricEase {
         };
         match self {
             ParametricEase::Back { mode, overshoot } => {
-                if !overshoot.is_finite() {
+                if !in_range(overshoot) {
                     return None;
                 }
                 let c = if mode == EaseMode::InOut {
@@ -86,7 +108,7 @@ impl ParametricEase {
                 amplitude,
                 period,
             } => {
-                if !(amplitude.is_finite() && period.is_finite() && period > 0.0) {
+                if !(in_range(amplitude) && in_range(period) && period >= MIN_ELASTIC_PERIOD) {
                     return None;
                 }
                 let period = f64::from(period) * if mode == EaseMode::InOut { 1.5 } else { 1.0 };
@@ -100,7 +122,7 @@ impl ParametricEase {
             }
             ParametricEase::Steps(n) => (n >= 1).then_some((ID_STEPS, [n as f32, 0.0, 0.0, 0.0])),
             ParametricEase::CubicBezier(x1, y1, x2, y2) => {
-                let ok = [x1, y1, x2, y2].iter().all(|v| v.is_finite())
+                let ok = [x1, y1, x2, y2].into_iter().all(in_range)
                     && (0.0..=1.0).contains(&x1)
                     && (0.0..=1.0).contains(&x2);
                 ok.then_some((ID_BEZIER, [x1, y1, x2, y2]))

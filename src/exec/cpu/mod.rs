@@ -10,7 +10,7 @@ mod lanes;
 mod pool;
 mod segment;
 #[cfg(test)]
-mod test_rng;
+pub(crate) mod test_rng;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -45,6 +45,14 @@ pub(crate) struct CpuExecutor {
     batch_rows: usize,
 }
 
+/// The most threads the executor uses: the machine's available parallelism, but at least 2
+/// (so that the threaded path can run, and be tested, on one core).
+pub(crate) fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .max(2)
+}
+
 impl CpuExecutor {
     pub fn new() -> Self {
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
@@ -56,9 +64,10 @@ impl CpuExecutor {
         }
     }
 
-    /// Uses at most `threads` threads (≥ 1); 1 evaluates on the calling thread only.
+    /// Uses at most `threads` threads, clamped to `1..=max_threads()`; 1 evaluates on the
+    /// calling thread only.
     pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
+        self.threads = threads.clamp(1, max_threads());
         if self
             .pool
             .as_ref()
