@@ -1,4 +1,4 @@
-// Motion clock and progress: a port of src/cpu/evaluate.rs (SEMANTICS.md §2).
+// Motion clock and progress: a port of src/cpu/evaluate.rs (docs/semantics.md §2).
 //
 // The CPU computes in f64. Here times are (hi, lo) f32 pairs: the world time and the
 // motion's base are pairs, their difference is formed exactly (two-sum) before the speed
@@ -119,7 +119,7 @@ fn clamp_loops(c: f32, loops: i32) -> f32 {
     return select(clamp(c, 0.0, f32(loops)), max(c, 0.0), loops < 0);
 }
 
-// SEMANTICS.md §2, as src/cpu/evaluate.rs computes it. Written with selects and a single
+// docs/semantics.md §2, as src/cpu/evaluate.rs computes it. Written with selects and a single
 // division and ease where the CPU branches: SIMD-per-lane implementations (lavapipe) run
 // every branch of divergent code, masked, so each case written out is paid by every motion.
 fn progress(row: MotionRow, time: vec2<f32>) -> Progress {

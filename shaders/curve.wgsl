@@ -1,4 +1,4 @@
-// Animation curves as eases (ease id 40, SEMANTICS.md §4). A curve row's parameter lanes
+// Animation curves as eases (ease id 40, docs/semantics.md §4). A curve row's parameter lanes
 // name its keys in the pooled key table: (offset mod 2^24, count, pre_wrap + 4 * post_wrap,
 // offset / 2^24), each an exact f32 integer. Kept operation for operation equal to
 // `curve_ease` in src/curve/mod.rs: keep in sync.

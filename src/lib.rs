@@ -68,9 +68,7 @@ pub use crate::core::ease::{
 };
 pub use crate::core::handle::MotionHandle;
 pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
-pub use crate::core::value::{
-    AdapterKind, Animatable, Color, Integer, Lanes, RoundingMode, Vibrate,
-};
+pub use crate::core::value::{Animatable, Color, Integer, Interpolation, RoundingMode, Vibrate};
 pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use motion::builder::Motion;
 pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};

@@ -1,4 +1,4 @@
-//! Zero heap allocations per update in steady state (DESIGN.md invariant 4).
+//! Zero heap allocations per update in steady state (docs/design.md invariant 4).
 //!
 //! A counting global allocator counts every allocation on any thread (the CPU executor's
 //! helper threads included) while a flag is on. The file holds a single `#[test]` so that no

@@ -1,4 +1,4 @@
-//! Churn soak (issue 7, item 5; DESIGN.md invariants 1 and 5): millions of create, cancel and
+//! Churn soak (issue 7, item 5; docs/design.md invariants 1 and 5): millions of create, cancel and
 //! complete operations in a bounded window of live motions keep memory bounded and never
 //! issue a `(slot, version)` pair twice.
 //!
@@ -110,7 +110,7 @@ fn churn(operations: usize) {
             live.swap_remove(k);
         };
         // The window's load swings between full and a fifth every million operations, so
-        // memory has to follow it down and back up (DESIGN.md invariant 5).
+        // memory has to follow it down and back up (docs/design.md invariant 5).
         let target = if (ops / 1_000_000) % 2 == 0 {
             WINDOW
         } else {

@@ -1,5 +1,5 @@
 //! Model-based property tests (issue 7, items 1 and 6): random sequences of world operations
-//! run against a small reference model written straight from SEMANTICS.md (`model/sim.rs`,
+//! run against a small reference model written straight from docs/semantics.md (`model/sim.rs`,
 //! `model/reference.rs`: a `Vec` of motions with f64 clocks advanced by `T += dt · speed`).
 //!
 //! Operations: create (every ease, loop type and delay type, skipped or bound delays, zero
@@ -649,7 +649,7 @@ fn model_gpu() {
 // ---------------------------------------------------------------------- regressions
 //
 // Minimal sequences the property test found, by hand, with the expected behaviour worked out
-// from SEMANTICS.md.
+// from docs/semantics.md.
 
 /// Counts of a motion's callbacks.
 #[derive(Default)]

@@ -1,4 +1,4 @@
-//! Generational motion handles (DESIGN.md invariant 1).
+//! Generational motion handles (docs/design.md invariant 1).
 
 use std::fmt;
 

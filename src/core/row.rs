@@ -49,7 +49,7 @@ pub(crate) const FLAG_EVERY_LOOP_DELAY: u32 = 1 << 10;
 pub(crate) const FLAG_TIME_KIND_SHIFT: u32 = 11;
 /// `flags` bits 13..16: lane count − 1.
 pub(crate) const FLAG_LANES_SHIFT: u32 = 13;
-/// `flags` bits 16..20: the [`AdapterKind`](crate::value::AdapterKind).
+/// `flags` bits 16..20: the [`Interpolation`](crate::value::Interpolation).
 pub(crate) const FLAG_ADAPTER_SHIFT: u32 = 16;
 /// `flags` bits 20..23: the [`RoundingMode`](crate::value::RoundingMode) of an integer
 /// motion (read when converting lanes back to the integer; the executors ignore it).
@@ -62,7 +62,7 @@ pub(crate) const FLAG_CHILD: u32 = 1 << 23;
 impl MotionRow {
     /// The motion clock at world time `w` (of the motion's time kind):
     /// `T = (w − base) · speed`, or `T = base` when the speed is 0 (a frozen clock keeps its
-    /// value in the base). This is DESIGN.md's `anchor_clock + (W − anchor_world) · speed`
+    /// value in the base). This is docs/design.md's `anchor_clock + (W − anchor_world) · speed`
     /// with the anchor folded into one number: `base = anchor_world − anchor_clock / speed`.
     #[inline]
     #[must_use]
@@ -136,7 +136,7 @@ impl MotionRow {
         (self.flags >> FLAG_EASE_SHIFT) & 0xff
     }
 
-    /// The adapter kind's bits (an [`AdapterKind`](crate::value::AdapterKind)).
+    /// The interpolation bits (an [`Interpolation`](crate::Interpolation)).
     #[inline]
     #[must_use]
     pub(crate) fn adapter_bits(&self) -> u32 {

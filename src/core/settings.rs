@@ -1,4 +1,4 @@
-//! Per-motion settings and the status a motion reports (SEMANTICS.md §1–§2).
+//! Per-motion settings and the status a motion reports (docs/semantics.md §1–§2).
 
 /// How a motion repeats. Discriminants are stored in motion rows: never reorder.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -75,7 +75,7 @@ impl LoopType {
     }
 }
 
-/// The state of a motion at a point in world time (SEMANTICS.md §2).
+/// The state of a motion at a point in world time (docs/semantics.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MotionStatus {
     /// Created but not yet advanced by an update.

@@ -1,18 +1,18 @@
 //! Values as lanes: every animated type maps itself to at most four `f32` lanes plus an
-//! adapter kind, so one row format (and one GPU dispatch) serves every type.
+//! interpolation, so one row format (and one GPU dispatch) serves every type.
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 
 /// Up to four `f32` lanes of a value. Unused lanes are 0.
-pub type Lanes = [f32; 4];
+pub(crate) type Lanes = [f32; 4];
 
 /// How a row turns eased progress into lane values. Stored in the row's flags (4 bits):
 /// never reorder. Each executor has one arm per kind (`adapt` on the CPU, `evaluate.wgsl` on
 /// the GPU).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
-pub enum AdapterKind {
-    /// `from + (to − from) · p` per lane, unclamped (SEMANTICS.md §2).
+pub enum Interpolation {
+    /// `from + (to − from) · p` per lane, unclamped (docs/semantics.md §2).
     #[default]
     Lerp = 0,
     /// Spherical linear interpolation of a unit quaternion (lanes x, y, z, w) along the
@@ -22,7 +22,7 @@ pub enum AdapterKind {
     /// Normalized lerp of a quaternion along the shortest arc (LitMotion's
     /// `Quaternion.LerpUnclamped`): cheaper than slerp, not constant angular velocity.
     Nlerp = 2,
-    /// Punch (SEMANTICS.md §5): `from + vib(strength, p)` per lane, where
+    /// Punch (docs/semantics.md §5): `from + vib(strength, p)` per lane, where
     /// `vib(A, p) = A·e^(−k·p)·sin(π·f·p)` (0 at p = 0 and 1). Lane pairs hold
     /// `(from, strength)`; lane 3 holds `(f, k)`.
     Punch = 3,
@@ -31,17 +31,17 @@ pub enum AdapterKind {
     Shake = 4,
 }
 
-impl AdapterKind {
+impl Interpolation {
     /// The kind stored in `flags` bits (unknown kinds read as lerp).
     #[inline]
     #[must_use]
     pub(crate) fn from_bits(bits: u32) -> Self {
         match bits {
-            1 => AdapterKind::Slerp,
-            2 => AdapterKind::Nlerp,
-            3 => AdapterKind::Punch,
-            4 => AdapterKind::Shake,
-            _ => AdapterKind::Lerp,
+            1 => Interpolation::Slerp,
+            2 => Interpolation::Nlerp,
+            3 => Interpolation::Punch,
+            4 => Interpolation::Shake,
+            _ => Interpolation::Lerp,
         }
     }
 }
@@ -129,32 +129,32 @@ impl Color {
 /// Implement it for your own plain-data types:
 ///
 /// ```
-/// use wgpu_tween::{Animatable, AdapterKind, Lanes};
+/// use wgpu_tween::{Animatable, Interpolation};
 ///
 /// #[derive(Clone, Copy, Debug, PartialEq)]
 /// struct Size { w: f32, h: f32 }
 ///
 /// impl Animatable for Size {
 ///     const LANES: usize = 2;
-///     const ADAPTER: AdapterKind = AdapterKind::Lerp;
-///     fn to_lanes(self) -> Lanes { [self.w, self.h, 0.0, 0.0] }
-///     fn from_lanes(l: Lanes) -> Self { Size { w: l[0], h: l[1] } }
+///     const INTERPOLATION: Interpolation = Interpolation::Lerp;
+///     fn to_lanes(self) -> [f32; 4] { [self.w, self.h, 0.0, 0.0] }
+///     fn from_lanes(l: [f32; 4]) -> Self { Size { w: l[0], h: l[1] } }
 /// }
 /// ```
 pub trait Animatable: Copy + Send + 'static {
     /// Lanes in use, 1..=4.
     const LANES: usize;
     /// How the lanes are interpolated.
-    const ADAPTER: AdapterKind;
+    const INTERPOLATION: Interpolation;
     /// The value as lanes (unused lanes 0).
-    fn to_lanes(self) -> Lanes;
+    fn to_lanes(self) -> [f32; 4];
     /// The value from lanes.
-    fn from_lanes(lanes: Lanes) -> Self;
+    fn from_lanes(lanes: [f32; 4]) -> Self;
     /// The value from lanes for a motion built with rounding mode `mode` (see
     /// [`Motion::rounding`](crate::Motion::rounding)). Only integer types round; the
     /// default ignores the mode.
     #[inline]
-    fn from_lanes_rounded(lanes: Lanes, mode: RoundingMode) -> Self {
+    fn from_lanes_rounded(lanes: [f32; 4], mode: RoundingMode) -> Self {
         let _ = mode;
         Self::from_lanes(lanes)
     }
@@ -197,7 +197,7 @@ fn join(lanes: Lanes) -> f64 {
 /// A GPU target receives the two lanes (high part, residual), not one number.
 impl Animatable for f64 {
     const LANES: usize = 2;
-    const ADAPTER: AdapterKind = AdapterKind::Lerp;
+    const INTERPOLATION: Interpolation = Interpolation::Lerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         let [hi, lo] = split(self);
@@ -215,7 +215,7 @@ macro_rules! impl_integer {
         /// ([`RoundingMode::ToEven`] unless set), saturating at the type's range.
         impl Animatable for $t {
             const LANES: usize = 2;
-            const ADAPTER: AdapterKind = AdapterKind::Lerp;
+            const INTERPOLATION: Interpolation = Interpolation::Lerp;
             #[inline]
             fn to_lanes(self) -> Lanes {
                 let [hi, lo] = split(self as f64);
@@ -241,7 +241,7 @@ impl_integer!(i32, i64);
 /// the end points; a zero quaternion is a build error.
 impl Animatable for Quat {
     const LANES: usize = 4;
-    const ADAPTER: AdapterKind = AdapterKind::Slerp;
+    const INTERPOLATION: Interpolation = Interpolation::Slerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         self.to_array()
@@ -254,7 +254,7 @@ impl Animatable for Quat {
 
 impl Animatable for Color {
     const LANES: usize = 4;
-    const ADAPTER: AdapterKind = AdapterKind::Lerp;
+    const INTERPOLATION: Interpolation = Interpolation::Lerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         [self.r, self.g, self.b, self.a]
@@ -267,7 +267,7 @@ impl Animatable for Color {
 
 impl Animatable for f32 {
     const LANES: usize = 1;
-    const ADAPTER: AdapterKind = AdapterKind::Lerp;
+    const INTERPOLATION: Interpolation = Interpolation::Lerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         [self, 0.0, 0.0, 0.0]
@@ -280,7 +280,7 @@ impl Animatable for f32 {
 
 impl Animatable for Vec2 {
     const LANES: usize = 2;
-    const ADAPTER: AdapterKind = AdapterKind::Lerp;
+    const INTERPOLATION: Interpolation = Interpolation::Lerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         [self.x, self.y, 0.0, 0.0]
@@ -293,7 +293,7 @@ impl Animatable for Vec2 {
 
 impl Animatable for Vec3 {
     const LANES: usize = 3;
-    const ADAPTER: AdapterKind = AdapterKind::Lerp;
+    const INTERPOLATION: Interpolation = Interpolation::Lerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         [self.x, self.y, self.z, 0.0]
@@ -306,7 +306,7 @@ impl Animatable for Vec3 {
 
 impl Animatable for Vec4 {
     const LANES: usize = 4;
-    const ADAPTER: AdapterKind = AdapterKind::Lerp;
+    const INTERPOLATION: Interpolation = Interpolation::Lerp;
     #[inline]
     fn to_lanes(self) -> Lanes {
         self.to_array()
@@ -321,7 +321,7 @@ macro_rules! impl_array {
     ($($n:literal),*) => {$(
         impl Animatable for [f32; $n] {
             const LANES: usize = $n;
-            const ADAPTER: AdapterKind = AdapterKind::Lerp;
+            const INTERPOLATION: Interpolation = Interpolation::Lerp;
             #[inline]
             fn to_lanes(self) -> Lanes {
                 let mut lanes = [0.0; 4];
@@ -363,12 +363,12 @@ pub(crate) fn row_value(
     w: f64,
 ) -> Lanes {
     let lanes = row.lane_count();
-    match AdapterKind::from_bits(row.adapter_bits()) {
-        AdapterKind::Lerp => lerp_lanes(pairs, lanes, p),
-        AdapterKind::Slerp => quat_interpolate(pairs, p, true, f32::from_bits(row.params)),
-        AdapterKind::Nlerp => quat_interpolate(pairs, p, false, 0.0),
-        AdapterKind::Punch => vibrate(pairs, lanes, p, None),
-        AdapterKind::Shake => vibrate(pairs, lanes, p, Some((row.params, noise_clock(row, w)))),
+    match Interpolation::from_bits(row.adapter_bits()) {
+        Interpolation::Lerp => lerp_lanes(pairs, lanes, p),
+        Interpolation::Slerp => quat_interpolate(pairs, p, true, f32::from_bits(row.params)),
+        Interpolation::Nlerp => quat_interpolate(pairs, p, false, 0.0),
+        Interpolation::Punch => vibrate(pairs, lanes, p, None),
+        Interpolation::Shake => vibrate(pairs, lanes, p, Some((row.params, noise_clock(row, w)))),
     }
 }
 

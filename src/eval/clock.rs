@@ -1,4 +1,4 @@
-//! The reference evaluation of one motion row (SEMANTICS.md §2): clock → loops, status and
+//! The reference evaluation of one motion row (docs/semantics.md §2): clock → loops, status and
 //! eased progress. Both the CPU executor's hot loop and the world's O(1) queries call this,
 //! so they cannot disagree; the GPU pass ports it to WGSL.
 
@@ -45,7 +45,7 @@ fn floor(x: f64) -> f64 {
     }
 }
 
-/// The loop type applied around ease `f` (SEMANTICS.md §2): `p` from the linear progress
+/// The loop type applied around ease `f` (docs/semantics.md §2): `p` from the linear progress
 /// `linear` and the completed loops.
 #[inline(always)]
 fn loop_eased(

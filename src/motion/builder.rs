@@ -7,7 +7,7 @@ use crate::core::ease::{Ease, ParametricEase};
 use crate::core::handle::MotionHandle;
 use crate::core::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
-use crate::core::value::{AdapterKind, Animatable, Integer, Lanes, RoundingMode, Vibrate};
+use crate::core::value::{Animatable, Integer, Interpolation, Lanes, RoundingMode, Vibrate};
 use crate::error::BuildError;
 use crate::exec::gpu::GpuTarget;
 use crate::world::built::{BuiltMotion, MotionOptions};
@@ -54,7 +54,7 @@ pub struct Motion<T: Animatable> {
     on_cancel: Option<EventFn>,
     on_loop_complete: Option<LoopFn>,
     target: Option<GpuTarget>,
-    adapter: AdapterKind,
+    adapter: Interpolation,
     rounding: RoundingMode,
     frequency: f32,
     damping_ratio: f32,
@@ -74,7 +74,7 @@ impl<T: Animatable> Motion<T> {
             curve: None,
             delay: 0.0,
             delay_type: DelayType::FirstLoop,
-            // Without a delay nothing is skipped (SEMANTICS.md §6): a negative clock is
+            // Without a delay nothing is skipped (docs/semantics.md §6): a negative clock is
             // Delayed too, and its bind still receives the start value.
             skip_values_during_delay: false,
             loops: 1,
@@ -89,7 +89,7 @@ impl<T: Animatable> Motion<T> {
             on_cancel: None,
             on_loop_complete: None,
             target: None,
-            adapter: T::ADAPTER,
+            adapter: T::INTERPOLATION,
             rounding: RoundingMode::ToEven,
             frequency: 10.0,
             damping_ratio: 1.0,
@@ -127,7 +127,7 @@ impl<T: Animatable> Motion<T> {
 
     /// An animation curve as the ease (replaces [`ease`](Self::ease) and
     /// [`ease_with`](Self::ease_with)): eased progress is the curve's value at the linear
-    /// progress, so a curve from `(0, 0)` to `(1, 1)` plays `from` to `to` (SEMANTICS.md §4).
+    /// progress, so a curve from `(0, 0)` to `(1, 1)` plays `from` to `to` (docs/semantics.md §4).
     /// The curve is shared, not copied, until the motion is added to a world, which keeps
     /// the keys in its key table until the motion ends.
     ///
@@ -250,7 +250,7 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Adds the motion to `world`, calling `bind` with its value in every update that
-    /// produces one (SEMANTICS.md §6).
+    /// produces one (docs/semantics.md §6).
     pub fn bind(
         self,
         world: &mut MotionWorld,
@@ -344,7 +344,7 @@ impl<T: Animatable> Motion<T> {
                 return Err(BuildError::NonFiniteValue { which, lane, value });
             }
         }
-        if matches!(self.adapter, AdapterKind::Slerp | AdapterKind::Nlerp) {
+        if matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
             // Quaternions interpolate as unit quaternions.
             for (which, lanes) in [("start", &mut from), ("end", &mut to)] {
                 let len = lanes
@@ -375,7 +375,7 @@ impl<T: Animatable> Motion<T> {
         } else {
             ease_id
         };
-        let vibrates = matches!(self.adapter, AdapterKind::Punch | AdapterKind::Shake);
+        let vibrates = matches!(self.adapter, Interpolation::Punch | Interpolation::Shake);
         let in_range = |x: f32| (0.0..=crate::MAX_EASE_PARAMETER).contains(&x); // not NaN
         if vibrates && !(in_range(self.frequency) && in_range(self.damping_ratio)) {
             return Err(BuildError::InvalidVibration {
@@ -395,7 +395,7 @@ impl<T: Animatable> Motion<T> {
         if !self.speed.is_finite() {
             return Err(BuildError::InvalidPlaybackSpeed(self.speed));
         }
-        if !matches!(self.adapter, AdapterKind::Slerp | AdapterKind::Nlerp) {
+        if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
             self.check_reach(&from, &to)?;
         }
         if let Some(target) = &self.target {
@@ -432,7 +432,7 @@ impl<T: Animatable> Motion<T> {
             pairs[3] = [self.frequency, k as f32];
         }
         let mut row = row;
-        row.params = if self.adapter == AdapterKind::Slerp {
+        row.params = if self.adapter == Interpolation::Slerp {
             crate::core::value::quat_angle(from, to).to_bits()
         } else {
             self.seed.unwrap_or(0)
@@ -455,7 +455,7 @@ impl<T: Animatable> Motion<T> {
             pairs,
             params,
             curve: self.curve,
-            auto_seed: self.adapter == AdapterKind::Shake && self.seed.is_none(),
+            auto_seed: self.adapter == Interpolation::Shake && self.seed.is_none(),
             options: MotionOptions {
                 preserve: self.preserve,
                 cancel_on_error: self.cancel_on_error,
@@ -492,7 +492,7 @@ impl<T: Integer> Motion<T> {
 }
 
 impl<T: Vibrate> Motion<T> {
-    /// A punch (SEMANTICS.md §5): the value starts at `from`, vibrates around it with an
+    /// A punch (docs/semantics.md §5): the value starts at `from`, vibrates around it with an
     /// amplitude of `strength` that decays over `duration` seconds, and ends at `from`:
     /// `from + strength·e^(−k·p)·sin(π·f·p)` with `k = ζ·f/(2π)` at eased progress `p`
     /// ([`frequency`](Self::frequency) `f`, default 10; [`damping_ratio`](Self::damping_ratio)
@@ -509,7 +509,7 @@ impl<T: Vibrate> Motion<T> {
     /// ```
     pub fn punch(from: T, strength: T, duration: f32) -> Self {
         let mut m = Self::new(from, strength, duration);
-        m.adapter = AdapterKind::Punch;
+        m.adapter = Interpolation::Punch;
         m
     }
 
@@ -520,7 +520,7 @@ impl<T: Vibrate> Motion<T> {
     /// in lockstep.
     pub fn shake(from: T, strength: T, duration: f32) -> Self {
         let mut m = Self::new(from, strength, duration);
-        m.adapter = AdapterKind::Shake;
+        m.adapter = Interpolation::Shake;
         m
     }
 
@@ -550,13 +550,13 @@ impl Motion<Quat> {
     /// adapter) instead of the default slerp: cheaper, but the angular velocity is not
     /// constant.
     pub fn nlerp(mut self) -> Self {
-        self.adapter = AdapterKind::Nlerp;
+        self.adapter = Interpolation::Nlerp;
         self
     }
 
     /// Interpolates with a slerp along the shortest arc (the default).
     pub fn slerp(mut self) -> Self {
-        self.adapter = AdapterKind::Slerp;
+        self.adapter = Interpolation::Slerp;
         self
     }
 }

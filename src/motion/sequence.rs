@@ -1,5 +1,5 @@
 //! Sequences: one motion whose clock drives other motions placed at positions on it
-//! (SEMANTICS.md §8).
+//! (docs/semantics.md §8).
 //!
 //! A sequence is an ordinary `f32` motion from 0 to its length `D` over `D` seconds. Its
 //! children keep their own settings (ease, delay, loops, callbacks) but not their own clocks:

@@ -23,8 +23,8 @@ pub(crate) const CLASSES: usize = 5;
 /// The shape class of `row` (see [`CLASSES`]).
 #[must_use]
 pub(crate) fn class_of(row: &MotionRow) -> usize {
-    use crate::core::value::AdapterKind;
-    if row.adapter_bits() != AdapterKind::Lerp as u32 {
+    use crate::core::value::Interpolation;
+    if row.adapter_bits() != Interpolation::Lerp as u32 {
         CLASSES - 1
     } else {
         row.lane_count() - 1

@@ -1,5 +1,5 @@
 //! User callbacks, stored per slot and looked up by slot and version at call time
-//! (DESIGN.md invariant 2), and the catching of panics inside them.
+//! (docs/design.md invariant 2), and the catching of panics inside them.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

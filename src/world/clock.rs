@@ -61,7 +61,7 @@ pub(crate) fn on_anchor_grid(x: f64) -> f64 {
 /// Deltas accumulate exactly in f64 (`sum`), and the world time the motions see (`now`) is
 /// that sum rounded to the anchor grid ([`on_anchor_grid`]). So a motion anchored at the
 /// world time `W` stores `W` exactly, and its clock at `W` is exactly the clock it was
-/// anchored with: 0 for a new motion, whatever `W` is (SEMANTICS.md §1). The rounding is
+/// anchored with: 0 for a new motion, whatever `W` is (docs/semantics.md §1). The rounding is
 /// below 2^-48 of the world time (4e-12 s after an hour) and never accumulates.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct WorldClocks {

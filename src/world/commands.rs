@@ -1,4 +1,4 @@
-//! Deferred structural changes: what callbacks use to touch the world (DESIGN.md invariant 3).
+//! Deferred structural changes: what callbacks use to touch the world (docs/design.md invariant 3).
 //!
 //! A callback cannot borrow the world that is calling it, so it captures a
 //! [`MotionCommands`] instead. Commands are applied, in the order they were queued, after the

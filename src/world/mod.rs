@@ -283,7 +283,7 @@ impl MotionWorld {
         self.due.sort_unstable_by_key(|d| d.seq);
         self.due.dedup_by_key(|d| d.seq);
 
-        // Visit bound motions and due events merged in creation order (SEMANTICS.md §6).
+        // Visit bound motions and due events merged in creation order (docs/semantics.md §6).
         self.settling = true;
         self.visiting = true;
         let (mut b, mut d) = (0, 0);

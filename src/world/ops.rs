@@ -1,4 +1,4 @@
-//! Handle operations (SEMANTICS.md §7). All O(1): none evaluates any other motion.
+//! Handle operations (docs/semantics.md §7). All O(1): none evaluates any other motion.
 
 use super::visit::binds_at;
 use super::MotionWorld;

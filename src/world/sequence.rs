@@ -1,4 +1,4 @@
-//! Sequences in the world (SEMANTICS.md §8): child clocks from their ancestors, driving the
+//! Sequences in the world (docs/semantics.md §8): child clocks from their ancestors, driving the
 //! children when their sequence is visited, and completion and cancel propagation.
 //!
 //! A child row keeps its own settings but its clock base fields hold the link to its parent

@@ -295,7 +295,7 @@ impl MotionWorld {
     }
 }
 
-/// Whether the bind runs at `status` (SEMANTICS.md §6).
+/// Whether the bind runs at `status` (docs/semantics.md §6).
 #[inline]
 pub(super) fn binds_at(status: MotionStatus, options: &MotionOptions) -> bool {
     match status {

@@ -99,7 +99,7 @@ impl Worlds {
     }
 }
 
-/// The value of motion `i` at clock `time`, in f64 (SEMANTICS.md §2, linear ease, from 0
+/// The value of motion `i` at clock `time`, in f64 (docs/semantics.md §2, linear ease, from 0
 /// to 1, infinite loops). The steps below are chosen so that no sample falls within
 /// rounding of a loop boundary, where either side would be right.
 fn closed_form(i: usize, time: f64) -> f64 {

@@ -1,4 +1,4 @@
-//! GPU faults (issue 7, item 4; DESIGN.md invariant 6): after the device is lost mid-run the
+//! GPU faults (issue 7, item 4; docs/design.md invariant 6): after the device is lost mid-run the
 //! world reports it once, moves to the CPU executor with every motion kept, and its values go
 //! on matching a CPU reference world; a table past the device's buffer limits is split into
 //! pages and stays on the GPU; what cannot be split (more bound motions than one gather
@@ -338,7 +338,7 @@ fn readback_past_one_binding_is_an_error_and_the_world_goes_on() {
     assert!(gpu.take_gpu_error().is_none(), "reported once");
 }
 
-/// Not a fault, but found while testing device loss in pipelined mode: SEMANTICS.md §6 binds
+/// Not a fault, but found while testing device loss in pipelined mode: docs/semantics.md §6 binds
 /// a completing motion in the update that completes it, and the bind must receive the end
 /// value, whatever the readback mode (a pipelined value one frame late is fine while a motion
 /// plays, but its last bind is its last word: nothing corrects it afterwards).

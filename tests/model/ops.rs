@@ -2,7 +2,7 @@
 //! queued from a callback) and world operations, with their proptest strategies.
 //!
 //! Every time is a dyadic rational with a small denominator and every loop period a power of
-//! two (SEMANTICS.md's divisions are then exact, whether done by division or by reciprocal,
+//! two (docs/semantics.md's divisions are then exact, whether done by division or by reciprocal,
 //! in f64 or in f32), so the reference model's accumulated clock `T += dt·speed` and the
 //! library's anchored clock `T = (W − base)·speed` are the same number and no discrete
 //! outcome (a loop boundary, a completion) can depend on rounding. Boundaries are still hit

@@ -1,4 +1,4 @@
-//! The reference model's arithmetic, written straight from SEMANTICS.md §2–§3 in f64, with no
+//! The reference model's arithmetic, written straight from docs/semantics.md §2–§3 in f64, with no
 //! code from the library: eases by the easings.net formulas, progress by the §2 pseudo-code
 //! (division and `fmod`, not the library's reciprocals).
 
@@ -40,7 +40,7 @@ impl Timing {
         delays + self.duration * l
     }
 
-    /// SEMANTICS.md §2 at clock `t`. `above` means "infinitesimally above `t`": where `complete`
+    /// docs/semantics.md §2 at clock `t`. `above` means "infinitesimally above `t`": where `complete`
     /// put the clock at the total duration of a zero-duration motion, which §2's strict
     /// `tss > 0` would otherwise not count as completed (§7 says it is).
     pub fn eval(&self, t: f64, above: bool) -> Eval {
@@ -152,7 +152,7 @@ fn out_bounce(x: f64) -> f64 {
     }
 }
 
-/// The 31 eases of SEMANTICS.md §3 (easings.net), in f64.
+/// The 31 eases of docs/semantics.md §3 (easings.net), in f64.
 pub fn ease(e: Ease, x: f64) -> f64 {
     use std::f64::consts::PI;
     const C1: f64 = 1.70158;

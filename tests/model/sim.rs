@@ -1,4 +1,4 @@
-//! The reference model of a world (SEMANTICS.md §1, §6, §7): a `Vec` of motions in creation
+//! The reference model of a world (docs/semantics.md §1, §6, §7): a `Vec` of motions in creation
 //! order, each with its own f64 clock advanced by `T += dt · speed`, callbacks fired by the
 //! §6 rules, structural changes from callbacks queued and applied in order afterwards.
 

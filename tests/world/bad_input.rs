@@ -1,5 +1,5 @@
-//! Bad input is a typed error that leaves the world unchanged (DESIGN.md invariant 6,
-//! SEMANTICS.md §2 "loops(0) is rejected"): builder settings, update deltas, handle
+//! Bad input is a typed error that leaves the world unchanged (docs/design.md invariant 6,
+//! docs/semantics.md §2 "loops(0) is rejected"): builder settings, update deltas, handle
 //! arguments.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

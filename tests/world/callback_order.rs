@@ -1,4 +1,4 @@
-//! Callback order within an update (SEMANTICS.md §6; seed 000 pitfall 1): motions are
+//! Callback order within an update (docs/semantics.md §6; seed 000 pitfall 1): motions are
 //! visited in creation order whatever swap-remove did to the dense rows, and for each motion
 //! bind → loop-complete → complete.
 //!
@@ -64,7 +64,7 @@ impl Spec {
         }
     }
 
-    /// What this motion logs in world update number `update` (1-based), by SEMANTICS.md §2
+    /// What this motion logs in world update number `update` (1-based), by docs/semantics.md §2
     /// and §6 for `d = 0`, `T = (update − born) · STEP`.
     fn expected(&self, update: u32, out: &mut Vec<(usize, Kind)>) {
         let s = update - self.born; // steps of clock now

@@ -1,4 +1,4 @@
-//! Animation curves as eases (SEMANTICS.md §4) on every executor: one key, bad curves, wrap
+//! Animation curves as eases (docs/semantics.md §4) on every executor: one key, bad curves, wrap
 //! modes, steps, the key pool's memory, and CPU–GPU parity of random curves.
 
 use crate::common;

@@ -1,8 +1,8 @@
-//! Stale handles (SEMANTICS.md §7, DESIGN.md invariant 1; seed 001): a handle kept past its
+//! Stale handles (docs/semantics.md §7, docs/design.md invariant 1; seed 001): a handle kept past its
 //! motion's end — completion, cancel, slot reuse, `clear()` — never reads or changes another
 //! motion, and never becomes valid again.
 //!
-//! Every expected value below is worked out by hand from SEMANTICS.md (linear motions, exact
+//! Every expected value below is worked out by hand from docs/semantics.md (linear motions, exact
 //! binary times), never taken from the library's own output.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

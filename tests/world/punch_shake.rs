@@ -1,4 +1,4 @@
-//! Punch and shake (SEMANTICS.md §5) for f32, Vec2 and Vec3 on every executor: hand-computed
+//! Punch and shake (docs/semantics.md §5) for f32, Vec2 and Vec3 on every executor: hand-computed
 //! punch values, shake noise equal on CPU and GPU for the same seed, distinct default seeds.
 
 use crate::common;

@@ -1,8 +1,8 @@
-//! Structural changes from inside callbacks (SEMANTICS.md §6–§7, DESIGN.md invariant 3) and
+//! Structural changes from inside callbacks (docs/semantics.md §6–§7, docs/design.md invariant 3) and
 //! the LitMotion defects of seed 003: a cancel lost when a callback grows the arrays, and
 //! `Complete()` of a not-yet-visited motion firing `OnComplete` twice and leaving a mid value.
 //!
-//! Expected values are worked out by hand from SEMANTICS.md: linear motions, binary-exact
+//! Expected values are worked out by hand from docs/semantics.md: linear motions, binary-exact
 //! times, so `value = from + (to − from) · T / D`.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! Sequences (SEMANTICS.md §8) on every executor: placement, nesting, the first frame, loops,
+//! Sequences (docs/semantics.md §8) on every executor: placement, nesting, the first frame, loops,
 //! completion and cancel propagation, and children refusing direct control. Expected values
 //! are worked out by hand from the placements (linear children: `from + (to − from)·clamp((t −
 //! position)/duration, 0, 1)`), never read from the engine.

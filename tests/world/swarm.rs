@@ -3,7 +3,7 @@
 //! instance buffer through GPU targets. A handful of particles that nothing covers are
 //! checked pixel by pixel: at the place their position motion says, the color their color
 //! motion says, both computed here from each motion's from/to/ease/delay/loop settings
-//! (SEMANTICS.md §2), not read from the engine. Runs on both executors.
+//! (docs/semantics.md §2), not read from the engine. Runs on both executors.
 
 use crate::common;
 

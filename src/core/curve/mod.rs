@@ -1,4 +1,4 @@
-//! Animation curves used as eases (SEMANTICS.md §4): keyframes with values, in/out tangents
+//! Animation curves used as eases (docs/semantics.md §4): keyframes with values, in/out tangents
 //! and optional weights, Unity's `AnimationCurve` semantics.
 //!
 //! ```

@@ -1,4 +1,4 @@
-//! The 31 standard easing functions (SEMANTICS.md §3).
+//! The 31 standard easing functions (docs/semantics.md §3).
 //!
 //! Formulas follow easings.net, as LitMotion does. Every ease is evaluated in `f32`, the
 //! precision the GPU executor has, so the CPU and GPU executors agree to the last few ulps.

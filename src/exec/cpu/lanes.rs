@@ -15,7 +15,7 @@
 
 use crate::core::row::MotionRow;
 use crate::core::value::{
-    lerp, quat_inv_sin, row_value, sin_poly, AdapterKind, QUAT_MIN_ANGLE, SIN_POLY_MAX,
+    lerp, quat_inv_sin, row_value, sin_poly, Interpolation, QUAT_MIN_ANGLE, SIN_POLY_MAX,
 };
 
 /// Neighbouring rows evaluated together as quaternions: one AVX vector (two SSE ones) per
@@ -51,9 +51,9 @@ impl AdapterMasks {
                 let kind = row.adapter_bits();
                 // Slerp (1) and nlerp (2); punch, shake (and unknown kinds, read as lerp by
                 // `row_value`) from 3.
-                quat |= u64::from(kind.wrapping_sub(AdapterKind::Slerp as u32) < 2) << j;
-                nlerp |= u64::from(kind == AdapterKind::Nlerp as u32) << j;
-                other |= u64::from(kind >= AdapterKind::Punch as u32) << j;
+                quat |= u64::from(kind.wrapping_sub(Interpolation::Slerp as u32) < 2) << j;
+                nlerp |= u64::from(kind == Interpolation::Nlerp as u32) << j;
+                other |= u64::from(kind >= Interpolation::Punch as u32) << j;
             }
             (quat, nlerp, other)
         };
@@ -99,7 +99,7 @@ impl QuatColumns<'_> {
             let i = quat.trailing_zeros() as usize;
             quat &= quat - 1;
             let row = &rows[i];
-            if row.adapter_bits() == AdapterKind::Slerp as u32 {
+            if row.adapter_bits() == Interpolation::Slerp as u32 {
                 let angle = f32::from_bits(row.params);
                 theta[i] = angle;
                 if angle > QUAT_MIN_ANGLE {

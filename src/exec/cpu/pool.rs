@@ -2,7 +2,7 @@
 //!
 //! `std::thread::scope` spawns threads (and allocates) on every call, and rayon's injector
 //! allocates queue blocks as jobs come in; an update must not allocate in steady state
-//! (DESIGN.md invariant 4), so the executor keeps its own parked workers.
+//! (docs/design.md invariant 4), so the executor keeps its own parked workers.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
