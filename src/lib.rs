@@ -91,7 +91,7 @@ pub mod gpu {
 #[doc(hidden)]
 pub mod internals {
     pub use crate::core::row::MotionRow;
-    pub use crate::core::value::shake_noise;
+    pub use crate::eval::adapters::shake_noise;
     pub use crate::eval::{progress, Progress};
 }
 

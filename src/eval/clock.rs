@@ -2,10 +2,12 @@
 //! eased progress. Both the CPU executor's hot loop and the world's O(1) queries call this,
 //! so they cannot disagree; the GPU pass ports it to WGSL.
 
-use crate::core::curve::{curve_ease, GpuKey, ID_CURVE};
-use crate::core::ease::{parametric, PARAMETRIC_BASE};
+use crate::core::curve::{GpuKey, ID_CURVE};
+use crate::core::ease::PARAMETRIC_BASE;
 use crate::core::row::MotionRow;
 use crate::core::settings::{DelayType, LoopType, MotionStatus};
+use crate::eval::curve::curve_ease;
+use crate::eval::easing::parametric;
 
 /// A motion evaluated at one clock value.
 #[derive(Clone, Copy, Debug, PartialEq)]

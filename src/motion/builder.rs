@@ -433,7 +433,7 @@ impl<T: Animatable> Motion<T> {
         }
         let mut row = row;
         row.params = if self.adapter == Interpolation::Slerp {
-            crate::core::value::quat_angle(from, to).to_bits()
+            crate::eval::adapters::quat_angle(from, to).to_bits()
         } else {
             self.seed.unwrap_or(0)
         };

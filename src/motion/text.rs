@@ -29,8 +29,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use crate::core::handle::MotionHandle;
-use crate::core::value::pcg;
 use crate::error::BuildError;
+use crate::eval::adapters::pcg;
 use crate::motion::builder::Motion;
 use crate::world::MotionWorld;
 

@@ -5,7 +5,8 @@
 //! output, never the other lanes' columns.
 
 use crate::core::row::MotionRow;
-use crate::core::value::{row_value, Lanes};
+use crate::core::value::Lanes;
+use crate::eval::adapters::row_value;
 use std::collections::TryReserveError;
 
 /// Sections of pairs per row: four value lanes `(from, to)`, then the 16-byte parameter

@@ -26,8 +26,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::core::handle::MotionHandle;
-use crate::core::value::row_value;
 use crate::error::UpdateError;
+use crate::eval::adapters::row_value;
 use crate::exec::cpu::{CpuExecutor, Progress};
 use crate::exec::gpu::executor::GpuExecutor;
 use crate::exec::gpu::targets::{TargetRef, Targets};
@@ -390,7 +390,7 @@ impl MotionWorld {
         row.anchor(self.clocks.now[row.time_kind() as usize], 0.0);
         if built.auto_seed {
             // Unique per motion for the world's first 2^32 motions (pcg is a bijection).
-            row.params = crate::core::value::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
+            row.params = crate::eval::adapters::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
         }
         let row_index = self.rows.len() as u32;
         let (slot, version) = match reserved {

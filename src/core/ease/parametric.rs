@@ -57,9 +57,9 @@ pub enum ParametricEase {
 /// The first ease id of the parametric eases in a row's ease bits (the standard ones use
 /// 0..31): Back 32..35 (In, Out, InOut), Elastic 35..38, Steps 38, CubicBezier 39.
 pub(crate) const PARAMETRIC_BASE: u32 = 32;
-const ID_BACK: u32 = 32;
-const ID_ELASTIC: u32 = 35;
-const ID_STEPS: u32 = 38;
+pub(crate) const ID_BACK: u32 = 32;
+pub(crate) const ID_ELASTIC: u32 = 35;
+pub(crate) const ID_STEPS: u32 = 38;
 pub(crate) const ID_BEZIER: u32 = 39;
 
 /// The largest magnitude of a parametric ease's overshoot, amplitude or Bézier y (so that
@@ -129,126 +129,6 @@ impl ParametricEase {
             }
         }
     }
-
-    /// Eases `x` (the same function the executors evaluate). Invalid parameters give `x`.
-    #[must_use]
-    pub fn evaluate(self, x: f32) -> f32 {
-        match self.encode() {
-            Some((id, params)) => parametric(id, params, x),
-            None => x,
-        }
-    }
-}
-
-/// The parametric ease `id` (≥ [`PARAMETRIC_BASE`]) with parameter lanes `p` at `x`.
-/// Mirrors `parametric_ease` in `shaders/easing.wgsl`, operation for operation.
-#[inline]
-#[must_use]
-pub(crate) fn parametric(id: u32, p: [f32; 4], x: f32) -> f32 {
-    if id == ID_STEPS {
-        let n = p[0];
-        return if x >= 1.0 {
-            1.0
-        } else {
-            ((x * n).floor() / n).max(0.0)
-        };
-    }
-    if id == ID_BEZIER {
-        return cubic_bezier(p, x);
-    }
-    let (family_base, in_curve): (u32, InCurve) = if id < ID_ELASTIC {
-        (ID_BACK, back_in)
-    } else {
-        (ID_ELASTIC, elastic_in)
-    };
-    let mode = id.wrapping_sub(family_base);
-    let lower = x < 0.5;
-    let u = match mode {
-        0 => x,
-        1 => 1.0 - x,
-        _ => {
-            if lower {
-                2.0 * x
-            } else {
-                2.0 - 2.0 * x
-            }
-        }
-    };
-    let y = in_curve(p, u);
-    let r = match mode {
-        0 => y,
-        1 => 1.0 - y,
-        _ => {
-            if lower {
-                y / 2.0
-            } else {
-                1.0 - y / 2.0
-            }
-        }
-    };
-    if x == 0.0 {
-        0.0
-    } else if x == 1.0 {
-        1.0
-    } else {
-        r
-    }
-}
-
-/// The In curve of a parametric family.
-type InCurve = fn([f32; 4], f32) -> f32;
-
-#[inline]
-fn back_in(p: [f32; 4], u: f32) -> f32 {
-    let c = p[0];
-    u * u * ((c + 1.0) * u - c)
-}
-
-#[inline]
-fn elastic_in(p: [f32; 4], u: f32) -> f32 {
-    let (a, k, s) = (p[0], p[1], p[2]);
-    -a * (2.0f32).powf(10.0 * u - 10.0) * ((u - 1.0 - s) * k).sin()
-}
-
-/// One coordinate of the Bézier `(0, c1, c2, 1)` at `t`: the CSS cubic-bezier ease's and an
-/// animation curve's weighted segments' (`bezier` in `shaders/easing.wgsl`).
-#[inline]
-pub(crate) fn bezier(c1: f32, c2: f32, t: f32) -> f32 {
-    let s = 1.0 - t;
-    3.0 * s * s * t * c1 + 3.0 * s * t * t * c2 + t * t * t
-}
-
-/// CSS `cubic-bezier`: solve `x(t) = x` on `[0, 1]` (x(t) is monotonic there since x1 and
-/// x2 are in [0, 1]): 12 bisection steps to a bracket of 2^-12, then 3 Newton steps kept
-/// inside the bracket. Fixed iteration counts, so the GPU mirror runs the same steps.
-#[must_use]
-fn cubic_bezier(p: [f32; 4], x: f32) -> f32 {
-    let [x1, y1, x2, y2] = p;
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    let (mut lo, mut hi) = (0.0f32, 1.0f32);
-    for _ in 0..12 {
-        let mid = 0.5 * (lo + hi);
-        if bezier(x1, x2, mid) < x {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    let mut t = 0.5 * (lo + hi);
-    for _ in 0..3 {
-        let s = 1.0 - t;
-        let dx = 3.0 * s * s * x1 + 6.0 * s * t * (x2 - x1) + 3.0 * t * t * (1.0 - x2);
-        let err = bezier(x1, x2, t) - x;
-        if dx > 1e-6 {
-            t = (t - err / dx).clamp(lo, hi);
-        }
-    }
-    bezier(y1, y2, t)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::*;
 use crate::core::row::pack_flags;
 use crate::core::settings::{DelayType, LoopType, TimeKind};
-use crate::core::value::row_value;
+use crate::eval::adapters::row_value;
 use bytemuck::Zeroable;
 
 use crate::exec::cpu::test_rng::Rng;

@@ -14,8 +14,9 @@
 //! overshoot far, Incremental loops), take the scalar [`row_value`].
 
 use crate::core::row::MotionRow;
-use crate::core::value::{
-    lerp, quat_inv_sin, row_value, sin_poly, Interpolation, QUAT_MIN_ANGLE, SIN_POLY_MAX,
+use crate::core::value::Interpolation;
+use crate::eval::adapters::{
+    lerp, quat_inv_sin, row_value, sin_poly, QUAT_MIN_ANGLE, SIN_POLY_MAX,
 };
 
 /// Neighbouring rows evaluated together as quaternions: one AVX vector (two SSE ones) per

@@ -21,7 +21,7 @@ use std::arch::x86_64::{
 };
 
 use super::{QuatColumns, QuatRows, BLOCK};
-use crate::core::value::{QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
+use crate::eval::adapters::{QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
 
 /// As [`quaternions`](super::quaternions).
 ///

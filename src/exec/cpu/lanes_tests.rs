@@ -5,7 +5,7 @@ use super::*;
 use crate::core::ease::Ease;
 use crate::core::row::pack_flags;
 use crate::core::settings::{DelayType, LoopType, TimeKind};
-use crate::core::value::{quat_angle, QUAT_MIN_ANGLE};
+use crate::eval::adapters::{quat_angle, QUAT_MIN_ANGLE};
 use crate::exec::cpu::test_rng::Rng;
 use bytemuck::Zeroable;
 
