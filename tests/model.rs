@@ -8,7 +8,11 @@
 //! without cancel-on-error), update (small and large steps, per-kind deltas), cancel, complete,
 //! set_time, set_playback_speed, preserve, clear, reserve, commands queued from outside and
 //! from inside callbacks (a callback may cancel, complete, retime, re-speed or preserve any
-//! issued handle or itself, spawn a motion, or clear the world), and stale or foreign handles.
+//! issued handle or itself, spawn a motion, or clear the world), and stale or foreign handles;
+//! long runs (multiples of 4096 s, so later motions are created late) and `set_time` past
+//! the time limit (issue 16). Non-dyadic and month-long world times, pause and resume at
+//! any time and `set_time` near the limit are `model_clock.rs`'s, which compares within
+//! the anchor grid's resolution.
 //!
 //! After every operation the world and the model must agree on: each operation's result, the
 //! exact sequence of callback calls (bind values within `1e-4 · max(1, |to − from|)`, scaled by
@@ -224,6 +228,7 @@ fn expected(fail: Fail, h: MotionHandle) -> impl Fn(&MotionError) -> bool {
         (Fail::InfiniteLoops, MotionError::InfiniteLoops(x)) => *x == h,
         (Fail::AlreadyCompleted, MotionError::AlreadyCompleted(x)) => *x == h,
         (Fail::InvalidArgument, MotionError::InvalidArgument { handle, .. }) => *handle == h,
+        (Fail::OutOfRange, MotionError::OutOfRange { handle, .. }) => *handle == h,
         _ => false,
     }
 }

@@ -145,7 +145,8 @@ impl MotionWorld {
 
     /// Jumps to the motion's end: clock at the total duration, status Completed, completed
     /// loops `L`; binds once with the end value, fires loop-complete (if the count rose) then
-    /// complete. Not for infinite loops, nor twice on a preserved motion.
+    /// complete. Not for infinite loops, nor twice on a preserved motion, nor
+    /// ([`MotionError::OutOfRange`]) for a total duration beyond [`MAX_TIME`](crate::MAX_TIME).
     pub fn complete(&mut self, h: MotionHandle) -> Result<(), MotionError> {
         let result = self.complete_inner(h);
         self.settle();

@@ -213,11 +213,20 @@ pub fn speed() -> impl Strategy<Value = f32> {
     ]
 }
 
-/// A clock value for `set_time`: sixty-fourths in [-1, 8], rarely non-finite.
+/// A clock value for `set_time`: sixty-fourths in [-1, 8], rarely non-finite or past the
+/// time limit.
 pub fn time() -> impl Strategy<Value = f64> {
     prop_oneof![
         40 => (-64i32..=512).prop_map(|v| f64::from(v) / 64.0),
         1 => prop::sample::select(vec![f64::INFINITY, f64::NEG_INFINITY]),
+        // Past the time limit (issue 16 item 4): refused with `OutOfRange`.
+        1 => prop::sample::select(vec![
+            wgpu_tween::MAX_TIME * 2.0,
+            -wgpu_tween::MAX_TIME * 2.0,
+            3.4e38,
+            -3.5e38,
+            1e300,
+        ]),
     ]
 }
 
@@ -355,12 +364,15 @@ pub fn spec(spawn: bool) -> BoxedStrategy<Spec> {
         .boxed()
 }
 
-/// A small step (sixty-fourths up to 1/2, zero included) or a large one (quarters up to 8).
+/// A small step (sixty-fourths up to 1/2, zero included), a large one (quarters up to 8) or
+/// rarely a long run (multiples of 4096 s).
 fn dt() -> impl Strategy<Value = f64> {
     prop_oneof![
         1 => Just(0.0),
         12 => (1i32..=32).prop_map(|v| f64::from(v) / 64.0),
         3 => (4i32..=32).prop_map(|v| f64::from(v) / 4.0),
+        // A long run (an hour or more): later motions are created late (issue 16 item 1).
+        1 => (1i32..=4).prop_map(|v| f64::from(v) * 4096.0),
     ]
 }
 

@@ -25,6 +25,8 @@ pub enum Fail {
     InfiniteLoops,
     AlreadyCompleted,
     InvalidArgument,
+    /// Beyond `MAX_TIME` (issue 16 item 4).
+    OutOfRange,
 }
 
 /// A queued structural change, motions named by model id.
@@ -419,6 +421,9 @@ impl Model {
         let i = self.live(id)?;
         if !t.is_finite() {
             return Err(Fail::InvalidArgument);
+        }
+        if t.abs() > wgpu_tween::MAX_TIME {
+            return Err(Fail::OutOfRange);
         }
         let m = &mut self.motions[i];
         let prev = m.eval();
