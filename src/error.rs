@@ -2,8 +2,8 @@
 //! crate root.
 //!
 //! Bad input is a typed error that leaves the world unchanged, never a panic or
-//! a NaN on screen (`docs/design.md`, invariant 6); `tests/bad_input.rs`, `tests/handles.rs`,
-//! `tests/gpu_targets.rs` and the property and fuzz tests check it.
+//! a NaN on screen (`docs/design.md`, invariant 6); `tests/world/bad_input.rs`, `tests/world/handles.rs`,
+//! `tests/gpu/targets.rs` and the property and fuzz tests check it.
 //!
 //! | Input | Error |
 //! | --- | --- |
@@ -13,10 +13,11 @@
 //! | `loops(0)` or below -1 | [`BuildError::InvalidLoops`] |
 //! | NaN or infinite playback speed | [`BuildError::InvalidPlaybackSpeed`] |
 //! | a zero quaternion | [`BuildError::ZeroQuaternion`] |
-//! | bad parametric ease (`Steps(0)`, a Bézier x outside [0, 1], ...) | [`BuildError::InvalidEase`] |
+//! | bad parametric ease (`Steps(0)`, a Bézier x outside [0, 1], a parameter beyond ±[`MAX_EASE_PARAMETER`](crate::MAX_EASE_PARAMETER), an Elastic period under [`MIN_ELASTIC_PERIOD`](crate::MIN_ELASTIC_PERIOD)) | [`BuildError::InvalidEase`] |
 //! | animation curve without keys | [`BuildError::EmptyCurve`] |
 //! | curve key with a NaN, infinite or huge (> 1e18) time or value, a huge finite tangent, or a used weight outside [0, 1] | [`BuildError::InvalidCurveKey`] |
-//! | bad punch or shake frequency or damping | [`BuildError::InvalidVibration`] |
+//! | punch or shake frequency or damping outside [0, 1e6] | [`BuildError::InvalidVibration`] |
+//! | values whose interpolation could pass `f32::MAX` (from, to, the ease's overshoot, Incremental loops) | [`BuildError::ValueOverflow`] |
 //! | target past the end of its buffer | [`BuildError::Target`]([`TargetError::OutOfBounds`]) |
 //! | target buffer without `STORAGE` usage | [`BuildError::Target`]([`TargetError::NotStorage`]) |
 //! | target on a world without a GPU context | [`BuildError::Target`]([`TargetError::NoGpu`]) |
@@ -24,13 +25,18 @@
 //! | sequence child that is stale, already updated, infinite, in a sequence, at speed ≠ 1, or nested over 8 deep | [`BuildError::InvalidSequenceChild`] ([`SequenceChildError`]) |
 //! | negative or non-finite sequence position or interval | [`BuildError::InvalidSequenceTime`] |
 //! | NaN, infinite or negative update delta | [`UpdateError::InvalidDelta`] |
+//! | world time past [`MAX_TIME`](crate::MAX_TIME) (the running sum, not only one delta) | [`UpdateError::WorldTimeOverflow`] |
 //! | NaN or infinite `set_time` / `set_playback_speed` | [`MotionError::InvalidArgument`] |
+//! | `set_time` beyond ±`MAX_TIME`, a speed whose anchor would pass it, `complete` of a motion longer than it | [`MotionError::OutOfRange`] (the motion is unchanged) |
 //! | finished, cancelled, cleared or never-issued handle | [`MotionError::Destroyed`] (`try_*`: `false`) |
 //! | handle of another world | [`MotionError::WrongWorld`] |
 //! | `complete` on infinite loops / twice on a preserved motion | [`MotionError::InfiniteLoops`] / [`MotionError::AlreadyCompleted`] |
-//! | `value::<T>` with another lane layout | [`MotionError::TypeMismatch`] |
+//! | `value::<T>` with another type than the motion's | [`MotionError::TypeMismatch`] |
 //! | `complete`, `cancel`, `set_time`, `set_playback_speed` on a sequence's child | [`MotionError::InSequence`] |
-//! | GPU validation, out of memory, device lost, too large | `GpuError` (`MotionWorld::take_gpu_error`); the world goes on on the CPU executor |
+//! | `Executor::Gpu` on a world without a GPU context | [`GpuError::NoContext`] |
+//! | `attach_gpu` while motions have GPU targets | [`GpuError::LiveTargets`] (the world is unchanged) |
+//! | a target buffer destroyed or left mapped | [`GpuError::TargetsLost`] (`MotionWorld::take_gpu_error`): only its motions lose their targets |
+//! | GPU validation, out of memory, device lost, too large | [`GpuError`] (`MotionWorld::take_gpu_error`); the world goes on on the CPU executor |
 
 use crate::core::handle::MotionHandle;
 
@@ -75,11 +81,11 @@ pub enum BuildError {
     #[error("an animation curve needs at least one key")]
     EmptyCurve,
     /// An [`AnimationCurve`](crate::AnimationCurve) with more than
-    /// [`MAX_CURVE_KEYS`](crate::curve::MAX_CURVE_KEYS) keys.
+    /// [`MAX_CURVE_KEYS`](crate::MAX_CURVE_KEYS) keys.
     #[error("an animation curve has at most 2^24 keys, got {0}")]
     CurveTooLong(usize),
     /// A curve key with a NaN or infinite time or value, a time, value or finite tangent
-    /// beyond ±[`MAX_CURVE_MAGNITUDE`](crate::curve::MAX_CURVE_MAGNITUDE), or a used weight
+    /// beyond ±[`MAX_CURVE_MAGNITUDE`](crate::MAX_CURVE_MAGNITUDE), or a used weight
     /// outside `[0, 1]`.
     #[error("curve key {index} has an invalid {what}: {value}")]
     InvalidCurveKey {

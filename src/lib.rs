@@ -62,7 +62,9 @@ mod motion;
 mod table;
 mod world;
 
-pub use crate::core::curve::{AnimationCurve, Keyframe, WeightedMode, WrapMode};
+pub use crate::core::curve::{
+    AnimationCurve, Keyframe, WeightedMode, WrapMode, MAX_CURVE_KEYS, MAX_CURVE_MAGNITUDE,
+};
 pub use crate::core::ease::{
     Ease, EaseMode, ParametricEase, UnknownEase, MAX_EASE_PARAMETER, MIN_ELASTIC_PERIOD,
 };

@@ -39,6 +39,11 @@ mod ops;
 mod reference;
 #[path = "model/sim.rs"]
 mod sim;
+// The same binary: clocks at non-dyadic and long world times, and the fuzz corpus replayed.
+#[path = "model/clock.rs"]
+mod clock;
+#[path = "model/fuzz_corpus.rs"]
+mod fuzz_corpus;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};

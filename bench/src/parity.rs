@@ -5,7 +5,7 @@
 //! steps). Every bind value must agree within 1e-4 × max(1, |to − from|) per lane, and the
 //! sequence of callbacks must be the same.
 //!
-//! Shared by `tests/gpu_parity.rs` (which includes this file) and the real-GPU check.
+//! Shared by `tests/gpu/parity.rs` (which includes this file) and the real-GPU check.
 
 use std::sync::{Arc, Mutex};
 

@@ -3,7 +3,7 @@
 
 Each seed is a small, readable program that reaches one area (errors, callbacks, panics,
 commands, clears, odd numbers), so the fuzzer starts from meaningful inputs and
-tests/fuzz_corpus.rs replays them in every `cargo test`. Run from anywhere:
+tests/model/fuzz_corpus.rs replays them in every `cargo test`. Run from anywhere:
 
     python3 fuzz/seeds/generate.py
 """

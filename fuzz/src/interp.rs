@@ -1,5 +1,5 @@
 //! Byte interpreters for fuzzing, shared by the cargo-fuzz targets (`fuzz_targets/`) and the
-//! corpus replay test (`tests/fuzz_corpus.rs`, which includes this file by path).
+//! corpus replay test (`tests/model/fuzz_corpus.rs`, which includes this file by path).
 //!
 //! - [`run_ops`]: builder settings and world/handle operations driven by bytes. Errors are
 //!   fine; a panic (other than the callbacks' own, deliberate ones, which the world must

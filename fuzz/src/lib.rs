@@ -1,5 +1,5 @@
 //! Fuzzing support for wgpu-tween: the byte interpreters the targets run (also replayed over
-//! `fuzz/seeds/` by the main crate's `tests/fuzz_corpus.rs`).
+//! `fuzz/seeds/` by the main crate's `tests/model/fuzz_corpus.rs`).
 
 pub mod interp;
 

@@ -1,4 +1,4 @@
-//! What both benchmark binaries build (included with `mod common;`; `tests/gpu_stats.rs`
+//! What both benchmark binaries build (included with `mod common;`; `tests/gpu/stats.rs`
 //! uses [`run_of_type`] and `bench/examples/evaluate_ratio.rs` [`fill_typed`] too).
 
 use glam::{Quat, Vec2, Vec3, Vec4};

@@ -127,7 +127,7 @@ fn conformance_set(
 }
 
 /// `count` distinct bound motions; after one update every bound value must equal the CPU's
-/// evaluation from the motion's anchor (as `tests/gpu_dispatch.rs`).
+/// evaluation from the motion's anchor (as `tests/gpu/dispatch.rs`).
 fn full_dispatch(ctx: &GpuContext, count: usize) -> Result<(Value, String), String> {
     let mut world = gpu_world(ctx);
     world.reserve(count);

@@ -72,7 +72,7 @@ impl GpuContext {
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("wgpu-tween"),
                 required_limits,
-                // Where offered: timestamps of the evaluate pass (`WorldGpu::pass_time`).
+                // Where offered: timestamps of the evaluate pass (`WorldGpuMut::pass_time`).
                 required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
                 ..Default::default()
             })

@@ -7,7 +7,7 @@
 ///
 /// Counted as the commands are recorded, from the start of the update (settling the
 /// commands queued before it included); the GPU's own timing is
-/// [`WorldGpu::pass_time`](crate::WorldGpu::pass_time). Work done outside an
+/// [`WorldGpuMut::pass_time`](crate::WorldGpuMut::pass_time). Work done outside an
 /// update (a handle call that completes a motion writes its GPU target at once) is not
 /// counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

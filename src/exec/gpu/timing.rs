@@ -5,7 +5,7 @@
 //! The pass writes a timestamp at its beginning and end; they are resolved and copied into a
 //! small staging buffer in the same submission, which is mapped without waiting. The result
 //! is collected by a later update or by
-//! [`WorldGpu::pass_time`](crate::WorldGpu::pass_time); while a mapping is
+//! [`WorldGpuMut::pass_time`](crate::WorldGpuMut::pass_time); while a mapping is
 //! pending, passes are not timed, so nothing here ever blocks an update.
 
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -4,9 +4,9 @@
 //! artifacts a fuzzing session left in `fuzz/corpus/<target>/` and `fuzz/artifacts/<target>/`
 //! (not committed), and a few thousand deterministic pseudo-random inputs.
 
-mod common;
+use crate::common;
 #[allow(dead_code)]
-#[path = "../fuzz/src/interp.rs"]
+#[path = "../../fuzz/src/interp.rs"]
 mod interp;
 
 use std::path::{Path, PathBuf};

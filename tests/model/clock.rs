@@ -11,7 +11,7 @@
 //! motion whose clock is clearly past its end has completed once and is gone, one clearly
 //! before it is live; a paused clock does not move; every value is finite.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
