@@ -154,6 +154,10 @@ impl MotionWorld {
             });
         }
         let gpu = GpuExecutor::new(ctx)?;
+        // End values still queued for the old device's buffers go out on it first (should
+        // that fail, only they are lost).
+        let _ = self.fill_targets_from_cpu();
+        self.targets.clear();
         self.gpu = Some(Box::new(gpu));
         self.set_executor(Executor::Auto)
     }
@@ -350,7 +354,7 @@ impl MotionWorld {
 
     /// Forgets every GPU target (their device is gone or replaced).
     pub(super) fn drop_targets(&mut self) {
-        if self.targets.is_empty() {
+        if self.targets.is_idle() {
             return;
         }
         self.targets.clear();

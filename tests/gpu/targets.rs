@@ -244,7 +244,7 @@ fn targets_stay_right_through_swap_removes_and_changes() {
         rig.check(&format!("{executor:?}: after cancellations"));
 
         // Re-time some (a re-timed value reaches the buffer at the next update; one timed
-        // past its end completes at once and writes its end value then).
+        // past its end completes at once, and its end value reaches the buffer then too).
         let handles: Vec<MotionHandle> = rig.placed.iter().map(|p| p.handle).collect();
         for (i, h) in handles.iter().enumerate() {
             if i % 3 == 0 {
@@ -254,8 +254,8 @@ fn targets_stay_right_through_swap_removes_and_changes() {
         rig.update(0.0);
         rig.check(&format!("{executor:?}: after set_time"));
 
-        // `complete` between updates writes the end value at once (no update follows for
-        // a motion that is gone).
+        // `complete` between updates writes nothing then: the next update's scatter writes
+        // the end value of a motion that is gone.
         let finite: Vec<Placed> = rig
             .placed
             .iter()
@@ -265,13 +265,17 @@ fn targets_stay_right_through_swap_removes_and_changes() {
         assert!(!finite.is_empty());
         for p in &finite {
             rig.world.complete(p.handle).expect("complete");
+        }
+        rig.placed.retain(|p| rig.world.is_active(p.handle));
+        rig.check(&format!("{executor:?}: after complete, before any update"));
+        for p in &finite {
             for k in 0..p.lanes {
                 rig.expected
                     .insert((p.buffer, p.first + k), (p.end.unwrap()[k], p.span));
             }
         }
-        rig.placed.retain(|p| rig.world.is_active(p.handle));
-        rig.check(&format!("{executor:?}: after complete, before any update"));
+        rig.update(0.0);
+        rig.check(&format!("{executor:?}: after complete, the next update"));
 
         // Everything with finite loops runs out; the rest keep going.
         rig.update(10.0);
@@ -497,10 +501,15 @@ fn sequence_children_write_their_targets() {
         let got = common::read_buffer(&ctx, &buffer);
         assert!((got[1] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!((got[3] - 150.0).abs() < 1e-4, "{executor:?}: {got:?}");
-        // Completing the sequence writes the children's end values at once.
+        // Completing the sequence writes nothing at once; the next update (of a world now
+        // empty) writes the children's end values.
         world.complete(seq).expect("complete");
         let got = common::read_buffer(&ctx, &buffer);
-        assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[3] - 150.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!(world.is_empty());
+        world.update(0.0).expect("update");
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!((got[1] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
     }
 }

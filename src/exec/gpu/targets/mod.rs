@@ -48,8 +48,9 @@ pub(crate) use scatter::{binding_size, probe};
 /// told apart (wgpu 30 names buffers by ids that are unique only within an instance), so
 /// never pass one. Values are written in every update, before the
 /// update returns (so a render pass submitted after `update` sees them), whatever the
-/// executor. Nothing is written at creation or by `set_time` until the next update, and a
-/// motion's last value stays in the buffer after it ends. Two motions writing the same
+/// executor. Nothing is written between updates: a motion created, re-timed (`set_time`) or
+/// completed (`complete`, or `set_time` past its end) then gets its value, or its end value,
+/// from the next update. A motion's last value stays in the buffer after it ends. Two motions writing the same
 /// f32 leave an unspecified one of their values.
 ///
 /// ```no_run
