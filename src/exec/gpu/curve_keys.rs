@@ -93,7 +93,8 @@ impl CurveKeys {
         self.bytes.clear();
         for &[start, len] in &self.ranges {
             let range = start as usize..(start + len) as usize;
-            self.bytes.extend_from_slice(bytemuck::cast_slice(&keys[range]));
+            self.bytes
+                .extend_from_slice(bytemuck::cast_slice(&keys[range]));
         }
         let total = self.bytes.len() as u64;
         if self.staging.as_ref().is_none_or(|b| b.size() < total) {

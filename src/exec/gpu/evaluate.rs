@@ -153,7 +153,12 @@ impl EvaluatePass {
                     header.child_frame(p)
                 };
                 let entries = [
-                    range(0, header.buffer(), frame, Some(size_of::<GpuFrame>() as u64)),
+                    range(
+                        0,
+                        header.buffer(),
+                        frame,
+                        Some(size_of::<GpuFrame>() as u64),
+                    ),
                     whole(1, &page.rows),
                     whole(2, &page.lanes),
                     whole(3, &page.outputs),
@@ -161,11 +166,13 @@ impl EvaluatePass {
                     whole(5, keys),
                     whole(6, values),
                 ];
-                gpu.ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("wgpu-tween evaluate"),
-                    layout: &gpu.pipelines.evaluate_layout,
-                    entries: &entries,
-                })
+                gpu.ctx
+                    .device()
+                    .create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("wgpu-tween evaluate"),
+                        layout: &gpu.pipelines.evaluate_layout,
+                        entries: &entries,
+                    })
             })
             .collect();
         self.key = Some(key);

@@ -67,7 +67,8 @@ impl GpuExecutor {
     pub fn new(ctx: GpuContext) -> Result<Self, GpuError> {
         let pipelines = ctx.pipelines()?;
         let limits = Limits::of(&ctx);
-        let (header, evaluate) = ctx.scoped(|| (FrameHeader::new(&ctx), EvaluatePass::new(&ctx)))?;
+        let (header, evaluate) =
+            ctx.scoped(|| (FrameHeader::new(&ctx), EvaluatePass::new(&ctx)))?;
         Ok(Self {
             table: GpuTable::new(limits),
             header,
@@ -113,12 +114,12 @@ impl GpuExecutor {
             limits: self.limits,
         };
         let stats = &mut self.stats;
-        let mut encoder = gpu
-            .ctx
-            .device()
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: super::transient_label("wgpu-tween update"),
-            });
+        let mut encoder =
+            gpu.ctx
+                .device()
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: super::transient_label("wgpu-tween update"),
+                });
 
         // 1. The table: grow, apply the frame's moves and uploads, shrink.
         self.table.sync(gpu, rows, &mut encoder, stats)?;
@@ -132,9 +133,13 @@ impl GpuExecutor {
         self.readback.reserve(gpu, gather_count)?;
         self.header
             .reserve(gpu.ctx, gpu.limits, pages, self.readback.capacity())?;
-        let written = self
-            .header
-            .write(gpu.ctx, gpu.limits, &self.table, input.now, input.bound_rows);
+        let written = self.header.write(
+            gpu.ctx,
+            gpu.limits,
+            &self.table,
+            input.now,
+            input.bound_rows,
+        );
         stats.wrote(written);
 
         // 3. Curve keys: the buffer sized to the pool, changed ranges uploaded.

@@ -2,7 +2,7 @@
 //! per target buffer that has some), then every live target (one dispatch per target buffer
 //! and value source).
 
-use super::super::buffers::{align, create, put, range, whole, Limits, ALIGN};
+use super::super::buffers::{align, create, put, range, Limits, ALIGN};
 use super::super::context::{GpuContext, GpuError};
 use super::super::layout::{fold_dispatch, ScatterParams, TargetEntry};
 use super::super::pipelines::Pipelines;
@@ -302,7 +302,7 @@ impl Targets {
                 entries: &[
                     range(0, buffer, 0, Some(size_of::<ScatterParams>() as u64)),
                     range(1, buffer, entries, Some(bytes)),
-                    whole(2, buffer),
+                    range(2, buffer, 0, Some(total)),
                     range(3, &group.buffer, 0, Some(group.binding_size)),
                 ],
             });
@@ -326,6 +326,11 @@ impl Targets {
             }
         }
         self.finals.clear();
+        if self.finals.capacity() > 4096 {
+            // A burst of completions: its scratch goes with it.
+            self.finals = Vec::new();
+            self.finals_buffer = None;
+        }
         Ok(())
     }
 }
