@@ -513,3 +513,47 @@ fn sequence_children_write_their_targets() {
         assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
     }
 }
+
+#[test]
+fn the_newest_end_value_queued_between_updates_wins() {
+    let Some(ctx) = common::gpu() else { return };
+    for executor in executors() {
+        let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+        world.set_executor(executor).expect("executor");
+        let buffer = storage_buffer(&ctx, 4);
+        let a = Motion::new(0.0f32, 10.0, 1.0)
+            .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 0, 1, 0))
+            .expect("target");
+        let b = Motion::new(100.0f32, 200.0, 1.0)
+            .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 1, 1, 0))
+            .expect("target");
+        let seq = wgpu_tween::Sequence::new()
+            .append(a)
+            .append(b)
+            .run(&mut world)
+            .expect("sequence");
+        world.update(0.25).expect("update");
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!((got[0] - 2.5).abs() < 1e-4, "{executor:?}: {got:?}");
+        // Scrubbed (children re-timed: a at 5), then completed (a at 10, b at 200), all
+        // between two updates: the next update writes the last of each.
+        world.set_time(seq, 0.5).expect("set_time");
+        world.complete(seq).expect("complete");
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!(
+            (got[0] - 2.5).abs() < 1e-4,
+            "{executor:?}: nothing written yet: {got:?}"
+        );
+        world.update(0.0).expect("update");
+        assert_eq!(world.take_gpu_error(), None);
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!((got[0] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[1] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert_eq!(got[2], SENTINEL);
+        let stats = world.gpu().update_stats().expect("a device is attached");
+        assert!(
+            stats.dispatches >= 1,
+            "{executor:?}: the end values were scattered"
+        );
+    }
+}
