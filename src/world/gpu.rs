@@ -154,6 +154,10 @@ impl MotionWorld {
             });
         }
         let gpu = GpuExecutor::new(ctx)?;
+        // End values still queued for the old device's buffers go out on it first (should
+        // that fail, only they are lost).
+        let _ = self.fill_targets_from_cpu();
+        self.targets.clear();
         self.gpu = Some(Box::new(gpu));
         self.set_executor(Executor::Auto)
     }
@@ -209,12 +213,22 @@ impl MotionWorld {
         WorldGpuMut { world: self }
     }
 
-    /// Starts the GPU counters of a new update.
+    /// Starts the GPU counters of a new update. A world with no rows evaluates nothing, so
+    /// the final values its motions left for their targets are scattered here.
     pub(super) fn begin_gpu_update(&mut self) {
         if let Some(gpu) = self.gpu.as_deref_mut() {
             gpu.begin_update();
         }
         self.targets.reset_stats();
+        if self.rows.len() == 0 && !self.targets.is_idle() {
+            let mut result = self.fill_targets_from_cpu();
+            if result.is_err() && self.drop_unusable_targets() {
+                result = self.fill_targets_from_cpu();
+            }
+            if let Err(error) = result {
+                self.lose_gpu(error);
+            }
+        }
     }
 
     /// Evaluates every row with the active executor. A GPU failure moves the world to the
@@ -340,7 +354,7 @@ impl MotionWorld {
 
     /// Forgets every GPU target (their device is gone or replaced).
     pub(super) fn drop_targets(&mut self) {
-        if self.targets.is_empty() {
+        if self.targets.is_idle() {
             return;
         }
         self.targets.clear();
@@ -358,24 +372,16 @@ impl MotionWorld {
                 .is_some_and(|gpu| gpu.readback_mode() == ReadbackMode::Pipelined)
     }
 
-    /// Writes a finishing motion's value at `now` into its target, if it has one.
+    /// Queues a finishing motion's value at `now` for its target, if it has one: the next
+    /// update's scatter writes it (nothing is written between updates).
     pub(super) fn write_final_target(&mut self, slot: u32, now: &Progress) {
-        let (Some(target), Some(gpu)) = (self.meta[slot as usize].target, self.gpu.as_deref())
-        else {
+        let Some(target) = self.meta[slot as usize].target else {
             return;
         };
         let row = self.slots.slots[slot as usize].row;
-        let lanes = self.rows.rows[row as usize].lane_count();
         let w = self.clocks.now[self.rows.rows[row as usize].time_kind() as usize];
         let value = self.rows.value_at(row, now, w);
-        if let Err(error) = self
-            .targets
-            .write_now(gpu.context(), target, &value[..lanes])
-        {
-            if !self.drop_unusable_targets() {
-                self.lose_gpu(error);
-            }
-        }
+        self.targets.queue_final(target, &value);
     }
 
     /// Checks that this world can fill `target` for a value of `lanes` lanes.

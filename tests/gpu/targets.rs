@@ -245,7 +245,7 @@ fn targets_stay_right_through_swap_removes_and_changes() {
         rig.check(&format!("{executor:?}: after cancellations"));
 
         // Re-time some (a re-timed value reaches the buffer at the next update; one timed
-        // past its end completes at once and writes its end value then).
+        // past its end completes at once, and its end value reaches the buffer then too).
         let handles: Vec<MotionHandle> = rig.placed.iter().map(|p| p.handle).collect();
         for (i, h) in handles.iter().enumerate() {
             if i % 3 == 0 {
@@ -255,8 +255,8 @@ fn targets_stay_right_through_swap_removes_and_changes() {
         rig.update(0.0);
         rig.check(&format!("{executor:?}: after set_time"));
 
-        // `complete` between updates writes the end value at once (no update follows for
-        // a motion that is gone).
+        // `complete` between updates writes nothing then: the next update's scatter writes
+        // the end value of a motion that is gone.
         let finite: Vec<Placed> = rig
             .placed
             .iter()
@@ -266,13 +266,17 @@ fn targets_stay_right_through_swap_removes_and_changes() {
         assert!(!finite.is_empty());
         for p in &finite {
             rig.world.complete(p.handle).expect("complete");
+        }
+        rig.placed.retain(|p| rig.world.is_active(p.handle));
+        rig.check(&format!("{executor:?}: after complete, before any update"));
+        for p in &finite {
             for k in 0..p.lanes {
                 rig.expected
                     .insert((p.buffer, p.first + k), (p.end.unwrap()[k], p.span));
             }
         }
-        rig.placed.retain(|p| rig.world.is_active(p.handle));
-        rig.check(&format!("{executor:?}: after complete, before any update"));
+        rig.update(0.0);
+        rig.check(&format!("{executor:?}: after complete, the next update"));
 
         // Everything with finite loops runs out; the rest keep going.
         rig.update(10.0);
@@ -504,10 +508,59 @@ fn sequence_children_write_their_targets() {
         let got = common::read_buffer(&ctx, &buffer);
         assert!((got[1] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!((got[3] - 150.0).abs() < 1e-4, "{executor:?}: {got:?}");
-        // Completing the sequence writes the children's end values at once.
+        // Completing the sequence writes nothing at once; the next update (of a world now
+        // empty) writes the children's end values.
         world.complete(seq).expect("complete");
         let got = common::read_buffer(&ctx, &buffer);
-        assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[3] - 150.0).abs() < 1e-4, "{executor:?}: {got:?}");
         assert!(world.is_empty());
+        world.update(0.0).expect("update");
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!((got[1] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[3] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
+    }
+}
+
+#[test]
+fn the_newest_end_value_queued_between_updates_wins() {
+    let Some(ctx) = common::gpu() else { return };
+    for executor in executors() {
+        let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
+        world.set_executor(executor).expect("executor");
+        let buffer = storage_buffer(&ctx, 4);
+        let a = Motion::new(0.0f32, 10.0, 1.0)
+            .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 0, 1, 0))
+            .expect("target");
+        let b = Motion::new(100.0f32, 200.0, 1.0)
+            .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 1, 1, 0))
+            .expect("target");
+        let seq = wgpu_tween::Sequence::new()
+            .append(a)
+            .append(b)
+            .run(&mut world)
+            .expect("sequence");
+        world.update(0.25).expect("update");
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!((got[0] - 2.5).abs() < 1e-4, "{executor:?}: {got:?}");
+        // Scrubbed (children re-timed: a at 5), then completed (a at 10, b at 200), all
+        // between two updates: the next update writes the last of each.
+        world.set_time(seq, 0.5).expect("set_time");
+        world.complete(seq).expect("complete");
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!(
+            (got[0] - 2.5).abs() < 1e-4,
+            "{executor:?}: nothing written yet: {got:?}"
+        );
+        world.update(0.0).expect("update");
+        assert_eq!(world.take_gpu_error(), None);
+        let got = common::read_buffer(&ctx, &buffer);
+        assert!((got[0] - 10.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert!((got[1] - 200.0).abs() < 1e-4, "{executor:?}: {got:?}");
+        assert_eq!(got[2], SENTINEL);
+        let stats = world.gpu().update_stats().expect("a device is attached");
+        assert!(
+            stats.dispatches >= 1,
+            "{executor:?}: the end values were scattered"
+        );
     }
 }

@@ -1,5 +1,7 @@
 //! One frame's row changes on the GPU: moves left by swap-removes and uploads of new and
-//! re-anchored rows, applied page by page (see `table.rs`) by the apply pass.
+//! re-anchored rows, applied page by page by the apply pass. Owned by the table
+//! (`table.rs`), which calls [`RowChanges::collect`] and then [`RowChanges::record`] once per
+//! frame, between its growth and its shrink.
 //!
 //! A page's changes go up in one `write_buffer` into that page's staging buffer: two
 //! dispatch params slots (moves, uploads), the ops, then the staged rows, lane pairs and
@@ -8,9 +10,10 @@
 
 use bytemuck::Zeroable;
 
-use super::executor::{align, put, range, whole, GpuExecutor, SMALL_GROUP};
+use super::buffers::{align, create, put, range, whole, Gpu, SMALL_GROUP};
 use super::layout::{fold_dispatch, ApplyParams, RowOp};
-use super::table::CHANGE_HEADER_BYTES;
+use super::stats::GpuUpdateStats;
+use super::table::{Page, CHANGE_HEADER_BYTES};
 use crate::error::GpuError;
 use crate::table::rows::Rows;
 
@@ -18,15 +21,28 @@ use crate::table::rows::Rows;
 const MOVES_PARAMS: u64 = 0;
 const UPLOADS_PARAMS: u64 = 256;
 
-impl GpuExecutor {
-    /// Takes the frame's changes from the rows' change log into `moves` and `uploads`.
-    pub(super) fn collect_changes(&mut self, rows: &mut Rows) {
+/// The frame's changes and their staging, sized by the largest frame so far (the table
+/// drops it when it shrinks or idles).
+#[derive(Default)]
+pub(super) struct RowChanges {
+    /// Per page, the staging of its changes.
+    staging: Vec<Option<wgpu::Buffer>>,
+    /// `[dst, src]` row moves within a page.
+    moves: Vec<[u32; 2]>,
+    /// Rows to upload.
+    uploads: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+impl RowChanges {
+    /// Takes the frame's changes from the rows' change journal; a move between pages becomes
+    /// an upload.
+    pub fn collect(&mut self, rows: &mut Rows, page_rows: u32, stats: &mut GpuUpdateStats) {
         self.moves.clear();
         self.uploads.clear();
         if let Some(log) = &mut rows.mirror {
             log.drain(rows.rows.len(), &mut self.moves, &mut self.uploads);
         }
-        let page_rows = self.page_rows;
         let uploads = &mut self.uploads;
         self.moves.retain(|&[dst, src]| {
             let same_page = dst / page_rows == src / page_rows;
@@ -35,47 +51,66 @@ impl GpuExecutor {
             }
             same_page
         });
-        self.stats.uploaded_rows += self.uploads.len() as u32;
-        self.stats.moved_rows += self.moves.len() as u32;
+        stats.uploaded_rows += self.uploads.len() as u32;
+        stats.moved_rows += self.moves.len() as u32;
     }
 
-    /// Whether the frame has changes to apply.
-    pub(super) fn has_changes(&self) -> bool {
-        !(self.moves.is_empty() && self.uploads.is_empty())
+    /// Keeps the staging of the first `pages` pages.
+    pub fn truncate(&mut self, pages: usize) {
+        self.staging.truncate(pages);
     }
 
-    /// Uploads the frame's changes and records the apply pass, page by page (moves, then
+    /// Uploads the collected changes and records the apply pass, page by page (moves, then
     /// uploads: an upload may land on a row that a move reads).
-    pub(super) fn record_changes(
+    pub fn record(
         &mut self,
+        gpu: Gpu<'_>,
+        pages: &[Page],
+        page_rows: u32,
         rows: &Rows,
         encoder: &mut wgpu::CommandEncoder,
+        stats: &mut GpuUpdateStats,
     ) -> Result<(), GpuError> {
-        let page_count = self.table.as_ref().map_or(0, |t| t.pages.len());
-        for page in 0..page_count {
-            self.record_page_changes(rows, encoder, page as u32)?;
+        if self.moves.is_empty() && self.uploads.is_empty() {
+            return Ok(());
+        }
+        for (p, page) in pages.iter().enumerate() {
+            let frame = PageFrame {
+                index: p as u32,
+                page,
+                page_rows,
+            };
+            self.record_page(gpu, frame, rows, encoder, stats)?;
         }
         Ok(())
     }
 
-    fn record_page_changes(
+    fn record_page(
         &mut self,
+        gpu: Gpu<'_>,
+        frame: PageFrame<'_>,
         rows: &Rows,
         encoder: &mut wgpu::CommandEncoder,
-        page: u32,
+        stats: &mut GpuUpdateStats,
     ) -> Result<(), GpuError> {
-        let page_rows = self.page_rows;
-        let base = page * page_rows;
-        let in_page = |row: u32| row / page_rows == page;
+        let PageFrame {
+            index,
+            page,
+            page_rows,
+        } = frame;
+        let Gpu {
+            ctx,
+            pipelines,
+            limits,
+        } = gpu;
+        let base = index * page_rows;
+        let in_page = |row: u32| row / page_rows == index;
         let move_count = self.moves.iter().filter(|m| in_page(m[0])).count() as u32;
         let upload_count = self.uploads.iter().filter(|&&r| in_page(r)).count() as u32;
         if move_count + upload_count == 0 {
             return Ok(());
         }
-        let Some(table_page) = self.table.as_ref().and_then(|t| t.pages.get(page as usize)) else {
-            return Err(GpuError::Validation("no table page".into()));
-        };
-        let lane_stride = table_page.capacity;
+        let lane_stride = page.capacity;
 
         let ops_offset = 2 * UPLOADS_PARAMS;
         let ops_bytes = align(u64::from(move_count + upload_count) * 16);
@@ -96,7 +131,7 @@ impl GpuExecutor {
             op_count: count,
             lane_stride,
             staged_stride: upload_count,
-            groups_x: fold_dispatch(count, SMALL_GROUP, self.max_per_axis).0,
+            groups_x: fold_dispatch(count, SMALL_GROUP, limits.max_per_axis).0,
             ..ApplyParams::zeroed()
         };
         put(&mut self.bytes, MOVES_PARAMS, &apply(0, move_count));
@@ -140,60 +175,64 @@ impl GpuExecutor {
             }
         }
 
-        let device = self.ctx.device().clone();
-        let slot = page as usize;
-        if self.changes.len() <= slot {
-            self.changes.resize(slot + 1, None);
+        let slot = index as usize;
+        if self.staging.len() <= slot {
+            self.staging.resize(slot + 1, None);
         }
-        if self.changes[slot].as_ref().is_none_or(|b| b.size() < total) {
+        if self.staging[slot].as_ref().is_none_or(|b| b.size() < total) {
             let size = total.next_power_of_two().max(4096);
-            self.check_buffer_size("row changes", size)?;
-            self.changes[slot] = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-tween row changes"),
+            limits.check_buffer("row changes", size)?;
+            self.staging[slot] = Some(create(
+                ctx,
+                "wgpu-tween row changes",
                 size,
-                usage: wgpu::BufferUsages::UNIFORM
+                wgpu::BufferUsages::UNIFORM
                     | wgpu::BufferUsages::STORAGE
                     | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
+            ));
         }
-        let (Some(changes), Some(table_page)) = (
-            self.changes[slot].as_ref(),
-            self.table.as_ref().and_then(|t| t.pages.get(slot)),
-        ) else {
+        let Some(staging) = self.staging[slot].as_ref() else {
             return Err(GpuError::Validation("no row changes buffer".into()));
         };
-        self.ctx.queue().write_buffer(changes, 0, &self.bytes);
-        self.stats.wrote(self.bytes.len());
+        ctx.queue().write_buffer(staging, 0, &self.bytes);
+        stats.wrote(self.bytes.len());
 
         let entries = [
-            range(0, changes, 0, size_of::<ApplyParams>() as u64),
-            range(1, changes, ops_offset, ops_bytes),
-            range(2, changes, rows_offset, rows_bytes),
-            range(3, changes, lanes_offset, lanes_bytes),
-            whole(4, &table_page.rows),
-            whole(5, &table_page.lanes),
-            range(6, changes, params_offset, params_bytes),
-            whole(7, &table_page.params),
+            range(0, staging, 0, Some(size_of::<ApplyParams>() as u64)),
+            range(1, staging, ops_offset, Some(ops_bytes)),
+            range(2, staging, rows_offset, Some(rows_bytes)),
+            range(3, staging, lanes_offset, Some(lanes_bytes)),
+            whole(4, &page.rows),
+            whole(5, &page.lanes),
+            range(6, staging, params_offset, Some(params_bytes)),
+            whole(7, &page.params),
         ];
-        let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        let group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
             label: super::transient_label("wgpu-tween apply"),
-            layout: &self.pipelines.apply_layout,
+            layout: &pipelines.apply_layout,
             entries: &entries,
         });
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: super::transient_label("wgpu-tween apply"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&self.pipelines.apply);
+        pass.set_pipeline(&pipelines.apply);
         for (offset, count) in [(MOVES_PARAMS, move_count), (UPLOADS_PARAMS, upload_count)] {
             if count > 0 {
                 pass.set_bind_group(0, &group, &[offset as u32]);
-                let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
+                let (x, y) = fold_dispatch(count, SMALL_GROUP, limits.max_per_axis);
                 pass.dispatch_workgroups(x, y, 1);
-                self.stats.dispatches += 1;
+                stats.dispatches += 1;
             }
         }
         Ok(())
     }
+}
+
+/// The page a `record_page` call applies changes to.
+#[derive(Clone, Copy)]
+struct PageFrame<'a> {
+    index: u32,
+    page: &'a Page,
+    page_rows: u32,
 }

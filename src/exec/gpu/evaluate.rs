@@ -1,4 +1,4 @@
-//! Recording the evaluate pass: one dispatch per page of the table (see `table.rs`).
+//! The evaluate pass: one dispatch per page of the table (see `table.rs`).
 //!
 //! On a table of one page a sequence child finds its clock by walking its ancestors' rows
 //! (`child_clock` in `shaders/evaluate.wgsl`). Past one page an ancestor may sit in another
@@ -8,56 +8,79 @@
 //! evaluates the children from their parents' values there. A level-`d` child is right after
 //! round `d`; the extra cost is rounds × pages dispatches and copies, only for paged tables
 //! that hold children.
+//!
+//! Per-frame protocol: once the table, the header and the curve keys are synced, the
+//! executor calls [`EvaluatePass::record`], which remakes its bind groups if any of those
+//! three replaced a buffer, and records the pass (timed by the pass timer, if any).
 
-use super::executor::{page_spans, range, whole, GpuExecutor, HeaderLayout, EVALUATE_GROUP};
+use super::buffers::{create, range, whole, Gpu, EVALUATE_GROUP};
+use super::curve_keys::CurveKeys;
+use super::header::FrameHeader;
 use super::layout::{fold_dispatch, GpuFrame};
+use super::stats::GpuUpdateStats;
+use super::table::GpuTable;
 use super::timing::PassTimer;
 use crate::error::GpuError;
 
-impl GpuExecutor {
-    /// Records the evaluate pass of `len` rows, and a paged table's child rounds for
-    /// sequences nested `sequence_depth` deep.
-    pub(super) fn record_evaluate(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        len: u32,
-        sequence_depth: u32,
-        layout: HeaderLayout,
-    ) -> Result<(), GpuError> {
-        let page_count = self.table.as_ref().map_or(0, |t| t.pages.len());
-        if page_count > 1 && sequence_depth > 0 {
-            self.ensure_sequence_values()?;
+/// The generations of the table, header and curve keys a set of bind groups was made for.
+type Key = (u64, u64, u64);
+
+/// The evaluate pass's bind groups: per page one for the main pass and, past one page, one
+/// for the child rounds (their own `Frame`s).
+pub(super) struct EvaluatePass {
+    groups: Vec<wgpu::BindGroup>,
+    key: Option<Key>,
+    /// Bound as the sequence values of a table without them.
+    values_placeholder: wgpu::Buffer,
+}
+
+impl EvaluatePass {
+    pub fn new(ctx: &super::GpuContext) -> Self {
+        Self {
+            groups: Vec::new(),
+            key: None,
+            values_placeholder: create(
+                ctx,
+                "wgpu-tween sequence values placeholder",
+                256,
+                wgpu::BufferUsages::STORAGE,
+            ),
         }
-        self.make_evaluate_groups(layout)?;
+    }
+
+    /// Records the evaluate pass over `table`, and a paged table's child rounds for
+    /// sequences nested `sequence_depth` deep.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        gpu: Gpu<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        table: &GpuTable,
+        header: &FrameHeader,
+        curve_keys: &CurveKeys,
+        timer: Option<&mut PassTimer>,
+        sequence_depth: u32,
+        stats: &mut GpuUpdateStats,
+    ) -> Result<(), GpuError> {
+        self.make_groups(gpu, table, header, curve_keys)?;
+        let pages = table.pages().len();
+        let mut timer = timer;
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: super::transient_label("wgpu-tween evaluate"),
-                timestamp_writes: self.timer.as_mut().and_then(PassTimer::begin),
+                timestamp_writes: timer.as_deref_mut().and_then(PassTimer::begin),
             });
-            pass.set_pipeline(&self.pipelines.evaluate);
-            let spans = page_spans(self.table.as_ref(), self.page_rows, len);
-            for ((_, count, _), group) in spans.zip(&self.evaluate_groups) {
-                if count > 0 {
-                    pass.set_bind_group(0, group, &[]);
-                    let (x, y) = fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis);
-                    pass.dispatch_workgroups(x, y, 1);
-                    self.stats.evaluate_dispatches += 1;
-                    self.stats.dispatches += 1;
-                }
-            }
+            pass.set_pipeline(&gpu.pipelines.evaluate);
+            self.dispatch(&mut pass, gpu, table, &self.groups[..pages], stats);
         }
-        if let Some(timer) = &self.timer {
+        if let Some(timer) = timer {
             timer.resolve(encoder);
         }
-        let Some(table) = &self.table else {
-            return Ok(());
-        };
-        let Some(values) = table.sequence_values.as_ref().filter(|_| page_count > 1) else {
+        let Some(values) = table.sequence_values().filter(|_| table.is_paged()) else {
             return Ok(());
         };
         for _ in 0..sequence_depth {
-            let spans = page_spans(Some(table), self.page_rows, len);
-            for ((base, count, _), page) in spans.zip(&table.pages) {
+            for ((base, count, _), page) in table.spans().zip(table.pages()) {
                 if count > 0 {
                     encoder.copy_buffer_to_buffer(
                         &page.outputs,
@@ -72,65 +95,87 @@ impl GpuExecutor {
                 label: super::transient_label("wgpu-tween evaluate children"),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(&self.pipelines.evaluate);
-            let spans = page_spans(Some(table), self.page_rows, len);
-            let child_groups = &self.evaluate_groups[page_count..];
-            for ((_, count, _), group) in spans.zip(child_groups) {
-                if count > 0 {
-                    pass.set_bind_group(0, group, &[]);
-                    let (x, y) = fold_dispatch(count, EVALUATE_GROUP, self.max_per_axis);
-                    pass.dispatch_workgroups(x, y, 1);
-                    self.stats.evaluate_dispatches += 1;
-                    self.stats.dispatches += 1;
-                }
-            }
+            pass.set_pipeline(&gpu.pipelines.evaluate);
+            self.dispatch(&mut pass, gpu, table, &self.groups[pages..], stats);
         }
         Ok(())
     }
 
-    /// Makes the evaluate pass's bind groups, if stale: one per page for the main pass and,
-    /// past one page, one per page for the child rounds (their own `Frame`s).
-    fn make_evaluate_groups(&mut self, layout: HeaderLayout) -> Result<(), GpuError> {
-        let (Some(table), Some(curve_keys)) = (&self.table, &self.curve_keys) else {
-            return Err(GpuError::Validation("no table or curve key buffer".into()));
-        };
-        let pages = table.pages.len();
-        let wanted = if pages > 1 { 2 * pages } else { pages };
-        if self.evaluate_groups.len() == wanted {
+    /// One dispatch per page holding rows.
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        gpu: Gpu<'_>,
+        table: &GpuTable,
+        groups: &[wgpu::BindGroup],
+        stats: &mut GpuUpdateStats,
+    ) {
+        for ((_, count, _), group) in table.spans().zip(groups) {
+            if count > 0 {
+                pass.set_bind_group(0, group, &[]);
+                let (x, y) = fold_dispatch(count, EVALUATE_GROUP, gpu.limits.max_per_axis);
+                pass.dispatch_workgroups(x, y, 1);
+                stats.evaluate_dispatches += 1;
+                stats.dispatches += 1;
+            }
+        }
+    }
+
+    /// Makes the bind groups, if stale.
+    fn make_groups(
+        &mut self,
+        gpu: Gpu<'_>,
+        table: &GpuTable,
+        header: &FrameHeader,
+        curve_keys: &CurveKeys,
+    ) -> Result<(), GpuError> {
+        let key = (
+            table.generation(),
+            header.generation(),
+            curve_keys.generation(),
+        );
+        if self.key == Some(key) {
             return Ok(());
         }
-        let device = self.ctx.device();
-        self.evaluate_groups = (0..wanted)
+        let Some(keys) = curve_keys.buffer() else {
+            return Err(GpuError::Validation("no curve key buffer".into()));
+        };
+        let pages = table.pages().len();
+        let wanted = if pages > 1 { 2 * pages } else { pages };
+        let values = table.sequence_values().unwrap_or(&self.values_placeholder);
+        self.groups = (0..wanted)
             .map(|slot| {
                 let p = slot % pages;
-                let page = &table.pages[p];
+                let page = &table.pages()[p];
                 let frame = if slot < pages {
-                    layout.frame(p)
+                    header.frame(p)
                 } else {
-                    layout.child_frame(p)
+                    header.child_frame(p)
                 };
                 let entries = [
-                    range(0, &self.header, frame, size_of::<GpuFrame>() as u64),
+                    range(
+                        0,
+                        header.buffer(),
+                        frame,
+                        Some(size_of::<GpuFrame>() as u64),
+                    ),
                     whole(1, &page.rows),
                     whole(2, &page.lanes),
                     whole(3, &page.outputs),
                     whole(4, &page.params),
-                    whole(5, curve_keys),
-                    whole(
-                        6,
-                        table
-                            .sequence_values
-                            .as_ref()
-                            .unwrap_or(&self.values_placeholder),
-                    ),
+                    whole(5, keys),
+                    whole(6, values),
                 ];
-                device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("wgpu-tween evaluate"),
-                    layout: &self.pipelines.evaluate_layout,
-                    entries: &entries,
-                })
+                gpu.ctx
+                    .device()
+                    .create_bind_group(&wgpu::BindGroupDescriptor {
+                        label: Some("wgpu-tween evaluate"),
+                        layout: &gpu.pipelines.evaluate_layout,
+                        entries: &entries,
+                    })
             })
             .collect();
+        self.key = Some(key);
         Ok(())
     }
 }

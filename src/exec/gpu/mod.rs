@@ -7,11 +7,13 @@
 //! ([`ReadbackMode`]); everything else stays on the GPU, or goes straight into user buffers
 //! through [`GpuTarget`]s.
 
+mod buffers;
 mod changes;
 mod context;
 mod curve_keys;
 mod evaluate;
 pub(crate) mod executor;
+mod header;
 pub mod layout;
 mod pipelines;
 mod readback;
@@ -19,7 +21,7 @@ pub mod shaders;
 mod stats;
 mod table;
 pub(crate) mod targets;
-pub(crate) mod timing;
+mod timing;
 
 pub use crate::error::GpuError;
 pub use context::GpuContext;

@@ -1,13 +1,24 @@
 //! Readback of the values of motions with a CPU bind: a gather pass packs them into one
-//! range, copied into a ring of staging buffers; blocking mode maps this update's entry,
+//! range, copied into a ring of staging buffers; blocking mode maps this frame's entry,
 //! pipelined mode reads the newest one that is ready and never waits.
+//!
+//! Per-frame protocol: [`Readback::reserve`] for the frame's bound motions (before the
+//! header is sized, since the header holds the gather list), [`Readback::record`] after the
+//! scatter (the gather pass and the copy into the next ring entry), then, once the frame is
+//! submitted, [`Readback::submitted`] (the entry's mapping starts) and [`Readback::deliver`]
+//! (the values into the output columns: this frame's, or in pipelined mode the newest
+//! ready).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::executor::{page_spans, range, whole, GpuExecutor, HeaderLayout, SMALL_GROUP};
+use super::buffers::{create, range, whole, Gpu, SMALL_GROUP};
+use super::context::GpuContext;
+use super::header::FrameHeader;
 use super::layout::{fold_dispatch, GatherParams};
+use super::stats::GpuUpdateStats;
+use super::table::GpuTable;
 use crate::error::GpuError;
 use crate::table::rows::Rows;
 
@@ -22,41 +33,226 @@ pub enum ReadbackMode {
 }
 
 /// Readback staging buffers in the ring.
-pub(super) const RING: usize = 3;
+const RING: usize = 3;
 /// Longest wait for a readback mapping before it counts as failed.
 const MAP_TIMEOUT: Duration = Duration::from_secs(30);
 
+const IDLE: u8 = 0;
+const PENDING: u8 = 1;
+const MAPPED: u8 = 2;
+const FAILED: u8 = 3;
+
 /// A readback staging buffer and what it holds.
-pub(super) struct Staging {
-    pub buffer: wgpu::Buffer,
-    /// 0 idle, 1 map pending, 2 mapped, 3 map failed.
-    pub state: Arc<AtomicU8>,
+struct Staging {
+    buffer: wgpu::Buffer,
+    /// One of `IDLE`, `PENDING`, `MAPPED`, `FAILED`.
+    state: Arc<AtomicU8>,
     /// `(slot, version)` of each gathered motion, in order.
-    pub motions: Vec<[u32; 2]>,
+    motions: Vec<[u32; 2]>,
 }
 
-pub(super) const IDLE: u8 = 0;
-pub(super) const PENDING: u8 = 1;
-pub(super) const MAPPED: u8 = 2;
-pub(super) const FAILED: u8 = 3;
+/// The gather buffer, the staging ring and the gather pass's bind groups.
+#[derive(Default)]
+pub(super) struct Readback {
+    pub mode: ReadbackMode,
+    /// Motions the gather buffer and ring entries have room for (0 before the first frame).
+    capacity: u32,
+    gathered: Option<wgpu::Buffer>,
+    ring: Vec<Staging>,
+    next: usize,
+    /// The ring entry this frame's values go to (set by `record`).
+    current: Option<usize>,
+    /// Per page, the gather bind groups, and the table and header generations they name.
+    groups: Vec<wgpu::BindGroup>,
+    key: Option<(u64, u64)>,
+}
 
-impl GpuExecutor {
+impl Readback {
+    /// Motions the gather list must have room for (the header's list capacity).
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    /// Makes room for `count` gathered motions (gather buffer and staging ring).
+    pub fn reserve(&mut self, gpu: Gpu<'_>, count: u32) -> Result<(), GpuError> {
+        if count <= self.capacity && !self.ring.is_empty() {
+            return Ok(());
+        }
+        let capacity = count.next_power_of_two().max(256);
+        let bytes = u64::from(capacity) * 16;
+        gpu.limits.check_binding("gathered values", bytes)?;
+        self.gathered = Some(create(
+            gpu.ctx,
+            "wgpu-tween gathered",
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        ));
+        for staging in &self.ring {
+            if staging.state.load(Ordering::Acquire) == MAPPED {
+                staging.buffer.unmap();
+            }
+        }
+        self.ring = (0..RING)
+            .map(|_| Staging {
+                buffer: create(
+                    gpu.ctx,
+                    "wgpu-tween readback",
+                    bytes,
+                    wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                ),
+                state: Arc::new(AtomicU8::new(IDLE)),
+                motions: Vec::with_capacity(capacity as usize),
+            })
+            .collect();
+        self.next = 0;
+        self.capacity = capacity;
+        self.key = None;
+        Ok(())
+    }
+
+    /// Records the gather pass of `count` listed rows (one dispatch per page of the table,
+    /// each taking the rows that page holds) and the copy into the next idle ring entry.
+    /// Nothing without bound motions.
+    pub fn record(
+        &mut self,
+        gpu: Gpu<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        table: &GpuTable,
+        header: &FrameHeader,
+        count: u32,
+        stats: &mut GpuUpdateStats,
+    ) -> Result<(), GpuError> {
+        self.current = None;
+        if count == 0 {
+            return Ok(());
+        }
+        let k = self.pick(gpu.ctx)?;
+        let key = (table.generation(), header.generation());
+        let (Some(gathered), Some(staging)) = (&self.gathered, self.ring.get(k)) else {
+            return Err(GpuError::Validation("no gather buffers".into()));
+        };
+        if self.key != Some(key) {
+            self.groups = table
+                .pages()
+                .iter()
+                .enumerate()
+                .map(|(p, page)| {
+                    let params = Some(size_of::<GatherParams>() as u64);
+                    gpu.ctx
+                        .device()
+                        .create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("wgpu-tween gather"),
+                            layout: &gpu.pipelines.gather_layout,
+                            entries: &[
+                                range(0, header.buffer(), header.gather(p), params),
+                                range(1, header.buffer(), header.list(), None),
+                                whole(2, &page.outputs),
+                                whole(3, gathered),
+                            ],
+                        })
+                })
+                .collect();
+            self.key = Some(key);
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: super::transient_label("wgpu-tween gather"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&gpu.pipelines.gather);
+            for ((_, rows, _), group) in table.spans().zip(&self.groups) {
+                if rows > 0 {
+                    pass.set_bind_group(0, group, &[]);
+                    let (x, y) = fold_dispatch(count, SMALL_GROUP, gpu.limits.max_per_axis);
+                    pass.dispatch_workgroups(x, y, 1);
+                    stats.dispatches += 1;
+                }
+            }
+        }
+        encoder.copy_buffer_to_buffer(gathered, 0, &staging.buffer, 0, u64::from(count) * 16);
+        self.current = Some(k);
+        Ok(())
+    }
+
+    /// After the submission: this frame's ring entry holds the values of `motions` (in
+    /// order); its mapping starts.
+    pub fn submitted(&mut self, motions: &[[u32; 2]]) {
+        let Some(staging) = self.current.and_then(|k| self.ring.get_mut(k)) else {
+            return;
+        };
+        staging.motions.clear();
+        staging.motions.extend_from_slice(motions);
+        staging.state.store(PENDING, Ordering::Release);
+        let state = Arc::clone(&staging.state);
+        let bytes = motions.len() as u64 * 16;
+        staging
+            .buffer
+            .map_async(wgpu::MapMode::Read, ..bytes, move |result| {
+                state.store(
+                    if result.is_ok() { MAPPED } else { FAILED },
+                    Ordering::Release,
+                );
+            });
+        self.next = (self.next + 1) % RING;
+    }
+
+    /// Brings values back into `rows.outputs`: this frame's in blocking mode (waiting for
+    /// them), the newest ready ones in pipelined mode (never waiting). `row_of` maps a
+    /// `(slot, version)` to its row now, for values read a frame late.
+    pub fn deliver(
+        &mut self,
+        ctx: &GpuContext,
+        rows: &mut Rows,
+        row_of: &impl Fn(u32, u32) -> Option<u32>,
+        stats: &mut GpuUpdateStats,
+    ) -> Result<(), GpuError> {
+        match self.mode {
+            ReadbackMode::Blocking => {
+                if let Some(k) = self.current {
+                    self.wait_for_map(ctx, k)?;
+                    self.read(k, rows, row_of, stats)?;
+                }
+            }
+            ReadbackMode::Pipelined => {
+                let _ = ctx.device().poll(wgpu::PollType::Poll);
+                // The newest mapped entry other than the one just submitted. The ring is
+                // filled in order, so walking back from the newest submission finds it.
+                let newest = (self.next + RING - 1) % RING;
+                for back in 0..RING {
+                    let k = (newest + RING - back) % RING;
+                    if Some(k) == self.current {
+                        continue;
+                    }
+                    if self
+                        .ring
+                        .get(k)
+                        .is_some_and(|s| s.state.load(Ordering::Acquire) == MAPPED)
+                    {
+                        self.read(k, rows, row_of, stats)?;
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Waits until ring entry `k` is mapped (or its mapping failed).
     ///
     /// `poll(wait)` alone is not enough when other threads share the device: their poll may
     /// have collected our map callback and be about to run it when ours returns. So after
     /// the wait, spin (polling) until the callback has run, with a timeout.
-    pub(super) fn wait_for_map(&self, k: usize) -> Result<(), GpuError> {
+    fn wait_for_map(&self, ctx: &GpuContext, k: usize) -> Result<(), GpuError> {
         let Some(staging) = self.ring.get(k) else {
             return Ok(());
         };
-        let device = self.ctx.device();
+        let device = ctx.device();
         device
             .poll(wgpu::PollType::wait_indefinitely())
             .map_err(|e| GpuError::DeviceLost(e.to_string()))?;
         let start = Instant::now();
         while staging.state.load(Ordering::Acquire) == PENDING {
-            self.ctx.check_lost()?;
+            ctx.check_lost()?;
             if start.elapsed() > MAP_TIMEOUT {
                 return Err(GpuError::Map(
                     "timed out waiting for a readback buffer".into(),
@@ -65,144 +261,16 @@ impl GpuExecutor {
             std::thread::yield_now();
             let _ = device.poll(wgpu::PollType::Poll);
         }
-        self.ctx.check_lost()
-    }
-
-    /// Records the gather pass (one dispatch per page of the table, each taking the listed
-    /// rows that page holds) and the copy of `count` gathered values into ring entry `k`.
-    pub(super) fn record_gather(
-        &mut self,
-        encoder: &mut wgpu::CommandEncoder,
-        k: usize,
-        layout: HeaderLayout,
-        count: u32,
-        len: u32,
-    ) -> Result<(), GpuError> {
-        let (Some(table), Some(gathered), Some(staging)) =
-            (&self.table, &self.gathered, self.ring.get(k))
-        else {
-            return Err(GpuError::Validation("no table or gather buffers".into()));
-        };
-        if self.gather_groups.len() != table.pages.len() {
-            let device = self.ctx.device();
-            self.gather_groups = table
-                .pages
-                .iter()
-                .enumerate()
-                .map(|(p, page)| {
-                    device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("wgpu-tween gather"),
-                        layout: &self.pipelines.gather_layout,
-                        entries: &[
-                            range(
-                                0,
-                                &self.header,
-                                layout.gather(p),
-                                size_of::<GatherParams>() as u64,
-                            ),
-                            wgpu::BindGroupEntry {
-                                binding: 1,
-                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                    buffer: &self.header,
-                                    offset: layout.list(),
-                                    size: None,
-                                }),
-                            },
-                            whole(2, &page.outputs),
-                            whole(3, gathered),
-                        ],
-                    })
-                })
-                .collect();
-        }
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: super::transient_label("wgpu-tween gather"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&self.pipelines.gather);
-            let spans = page_spans(Some(table), self.page_rows, len);
-            for ((_, rows, _), group) in spans.zip(&self.gather_groups) {
-                if rows > 0 {
-                    pass.set_bind_group(0, group, &[]);
-                    let (x, y) = fold_dispatch(count, SMALL_GROUP, self.max_per_axis);
-                    pass.dispatch_workgroups(x, y, 1);
-                    self.stats.dispatches += 1;
-                }
-            }
-        }
-        encoder.copy_buffer_to_buffer(gathered, 0, &staging.buffer, 0, u64::from(count) * 16);
-        Ok(())
-    }
-
-    /// After the submission: ring entry `k` holds the values of `motions` (in order); its
-    /// mapping starts.
-    pub(super) fn map_staging(&mut self, k: usize, count: u32, motions: &[[u32; 2]]) {
-        let Some(staging) = self.ring.get_mut(k) else {
-            return;
-        };
-        staging.motions.clear();
-        staging.motions.extend_from_slice(motions);
-        staging.state.store(PENDING, Ordering::Release);
-        let state = Arc::clone(&staging.state);
-        staging.buffer.map_async(
-            wgpu::MapMode::Read,
-            ..u64::from(count) * 16,
-            move |result| {
-                state.store(
-                    if result.is_ok() { MAPPED } else { FAILED },
-                    Ordering::Release,
-                );
-            },
-        );
-        self.next_staging = (k + 1) % RING;
-    }
-
-    /// Makes room for `count` gathered motions (header list, gather buffer, staging ring).
-    pub(super) fn ensure_gather(&mut self, count: u32) -> Result<(), GpuError> {
-        if count <= self.gather_capacity && !self.ring.is_empty() {
-            return Ok(());
-        }
-        let capacity = count.next_power_of_two().max(256);
-        let device = self.ctx.device().clone();
-        let bytes = u64::from(capacity) * 16;
-        self.check_size("gathered values", bytes)?;
-        self.gathered = Some(device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-tween gathered"),
-            size: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        }));
-        for staging in &self.ring {
-            if staging.state.load(Ordering::Acquire) == MAPPED {
-                staging.buffer.unmap();
-            }
-        }
-        self.ring = (0..RING)
-            .map(|_| Staging {
-                buffer: device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("wgpu-tween readback"),
-                    size: bytes,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                }),
-                state: Arc::new(AtomicU8::new(IDLE)),
-                motions: Vec::with_capacity(capacity as usize),
-            })
-            .collect();
-        self.next_staging = 0;
-        self.gather_capacity = capacity;
-        // The header holds the gather list.
-        self.rebuild_header()
+        ctx.check_lost()
     }
 
     /// The next idle staging buffer. A mapped one that was never read (pipelined mode
     /// skipped it) is unmapped and reused; one still pending is waited for (its callback
     /// must have run before the buffer is used again, or it would be mapped under the copy).
-    pub(super) fn pick_staging(&mut self) -> Result<usize, GpuError> {
-        let k = self.next_staging;
+    fn pick(&mut self, ctx: &GpuContext) -> Result<usize, GpuError> {
+        let k = self.next;
         if self.ring[k].state.load(Ordering::Acquire) == PENDING {
-            self.wait_for_map(k)?;
+            self.wait_for_map(ctx, k)?;
         }
         let staging = &self.ring[k];
         if staging.state.load(Ordering::Acquire) == MAPPED {
@@ -213,11 +281,12 @@ impl GpuExecutor {
     }
 
     /// Copies the values of ring entry `k` into the output columns at their rows now.
-    pub(super) fn read_back(
+    fn read(
         &mut self,
         k: usize,
         rows: &mut Rows,
         row_of: &impl Fn(u32, u32) -> Option<u32>,
+        stats: &mut GpuUpdateStats,
     ) -> Result<(), GpuError> {
         let Some(staging) = self.ring.get(k) else {
             return Ok(());
@@ -231,7 +300,7 @@ impl GpuExecutor {
             _ => return Ok(()),
         }
         let count = staging.motions.len();
-        self.stats.read_back_values += count as u32;
+        stats.read_back_values += count as u32;
         {
             let view = staging
                 .buffer

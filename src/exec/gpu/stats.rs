@@ -7,9 +7,9 @@
 ///
 /// Counted as the commands are recorded, from the start of the update (settling the
 /// commands queued before it included); the GPU's own timing is
-/// [`WorldGpuMut::pass_time`](crate::WorldGpuMut::pass_time). Work done outside an
-/// update (a handle call that completes a motion writes its GPU target at once) is not
-/// counted.
+/// [`WorldGpuMut::pass_time`](crate::WorldGpuMut::pass_time). Nothing is written outside an
+/// update: the end value of a motion completed between updates is written, and counted, by
+/// the next one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GpuUpdateStats {
@@ -20,7 +20,8 @@ pub struct GpuUpdateStats {
     /// is one page), plus, on a paged table with sequences, one per page per nesting level.
     pub evaluate_dispatches: u32,
     /// Every compute dispatch: the evaluate pass, row changes (moves, then uploads), the
-    /// gather of CPU-bound values and the scatter into GPU targets.
+    /// gather of CPU-bound values and the scatter into GPU targets (with the end values of
+    /// motions completed since the last update).
     pub dispatches: u32,
     /// Rows uploaded (new or re-anchored motions).
     pub uploaded_rows: u32,

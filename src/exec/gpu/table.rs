@@ -1,26 +1,35 @@
-//! The mirrored row table: its pages, growth by GPU copy, shrinking with hysteresis, release
-//! when idle, and debug poisoning of new space.
+//! The GPU table: the motion rows copied into storage buffers, split into pages; growth by
+//! GPU copy, shrinking with hysteresis, release when idle, and the frame's row changes (see
+//! `changes.rs`).
 //!
 //! Every storage binding must fit the device's `max_storage_buffer_binding_size` (128 MiB by
 //! default, what a renderer's shared device usually has). So the table is split into pages
-//! of at most [`GpuExecutor::page_rows`] rows, each page its own set of buffers, and every
+//! of at most [`GpuTable::page_rows`] rows, each page its own set of buffers, and every
 //! pass binds one page at a time. Row `i` lives in page `i / page_rows` at `i % page_rows`.
 //! A table of up to `page_rows` rows is one page of exactly its capacity (the common case:
 //! 4M rows with the default limits, the adapter's whole range on an own device); past that,
 //! every page holds `page_rows` rows and the table grows by adding pages, without copying.
+//!
+//! Per-frame protocol: the executor calls [`GpuTable::sync`] first in the frame's encoder
+//! (grow, apply the table's change journal, shrink); the passes after it read
+//! [`pages`](GpuTable::pages) and [`spans`](GpuTable::spans), and bind groups naming the
+//! pages are remade when [`generation`](GpuTable::generation) changes. Between frames,
+//! [`release_idle`](GpuTable::release_idle) drops an oversized table of an empty world.
 
-use super::curve_keys::MIN_CURVE_KEYS;
-use super::executor::GpuExecutor;
+use super::buffers::{create, Gpu, Limits};
+use super::changes::RowChanges;
+use super::stats::GpuUpdateStats;
 use crate::error::GpuError;
+use crate::table::rows::Rows;
 
 /// Smallest row capacity of the table (less on a device whose pages are smaller).
-pub(super) const MIN_ROWS: u32 = 1024;
+const MIN_ROWS: u32 = 1024;
 
 /// Bytes per row of the largest section (the timing rows and the four lane pairs each).
 const ROW_BYTES: u64 = 32;
 /// Bytes per row a page's change staging may need in one frame: a move and an upload op
 /// (16 each), the staged row (32), lane pairs (32) and parameter lanes (16).
-pub(super) const CHANGE_BYTES_PER_ROW: u64 = 112;
+const CHANGE_BYTES_PER_ROW: u64 = 112;
 /// The change staging's per-page header (two dispatch params slots and alignment).
 pub(super) const CHANGE_HEADER_BYTES: u64 = 1024;
 
@@ -38,203 +47,220 @@ pub(crate) struct Page {
     pub(super) capacity: u32,
 }
 
-/// The mirrored rows.
-pub(super) struct Table {
-    pub(super) pages: Vec<Page>,
+/// The rows on the GPU.
+pub(super) struct GpuTable {
+    /// Empty before the first frame and after `release_idle`.
+    pages: Vec<Page>,
     /// Past one page and only while the world has sequences: one f32 per row of the table,
     /// the rows' values (lane 0 of the outputs) copied from every page, which sequence
-    /// children read their parents' values from (see `GpuExecutor::record_evaluate`). Made by
-    /// `ensure_sequence_values`; the evaluate pass binds a placeholder without it.
-    pub(super) sequence_values: Option<wgpu::Buffer>,
-    /// Rows of all pages together (a power of two).
-    pub(super) capacity: u32,
+    /// children read their parents' values from (see `evaluate.rs`).
+    sequence_values: Option<wgpu::Buffer>,
+    /// Rows of all pages together (a power of two; 0 without pages).
+    capacity: u32,
     /// Rows the GPU holds valid content for.
-    pub(super) len: u32,
+    len: u32,
+    /// Most rows of a page on this device.
+    page_rows: u32,
+    /// Rises whenever a page or the sequence values are replaced.
+    generation: u64,
+    changes: RowChanges,
 }
 
 /// The most rows a page may hold on a device: each section must fit one binding, and a
 /// page's change staging one buffer. A power of two, so that a table of power-of-two
 /// capacity is a whole number of pages.
-pub(super) fn page_rows(max_binding: u64, max_buffer: u64) -> u32 {
+fn page_rows(max_binding: u64, max_buffer: u64) -> u32 {
     let rows = (max_binding.min(max_buffer) / ROW_BYTES)
         .min(max_buffer.saturating_sub(CHANGE_HEADER_BYTES) / CHANGE_BYTES_PER_ROW)
         .clamp(1, 1 << 31);
     1 << rows.ilog2()
 }
 
-impl GpuExecutor {
+impl GpuTable {
+    /// An empty table for a device of `limits`.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            pages: Vec::new(),
+            sequence_values: None,
+            capacity: 0,
+            len: 0,
+            page_rows: page_rows(limits.max_binding, limits.max_buffer),
+            generation: 0,
+            changes: RowChanges::default(),
+        }
+    }
+
+    pub fn pages(&self) -> &[Page] {
+        &self.pages
+    }
+
+    pub fn page_rows(&self) -> u32 {
+        self.page_rows
+    }
+
+    pub fn capacity(&self) -> u32 {
+        self.capacity
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn sequence_values(&self) -> Option<&wgpu::Buffer> {
+        self.sequence_values.as_ref()
+    }
+
+    /// Whether the table spans more than one page.
+    pub fn is_paged(&self) -> bool {
+        self.pages.len() > 1
+    }
+
+    /// Whether the table after a frame of `len` rows may span more than one page.
+    pub fn may_page(&self, len: u32) -> bool {
+        self.capacity.max(len) > self.page_rows
+    }
+
+    /// Per page: its first row, the rows it holds, its lane stride.
+    pub fn spans(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        self.pages.iter().enumerate().map(move |(p, page)| {
+            let base = p as u32 * self.page_rows;
+            let held = self.len.saturating_sub(base).min(page.capacity);
+            (base, held, page.capacity)
+        })
+    }
+
     /// Smallest capacity of the table on this device.
     fn min_rows(&self) -> u32 {
         MIN_ROWS.min(self.page_rows)
     }
 
-    /// Whether the table after an update of `len` rows may span more than one page (the
-    /// world then supplies the depth of its sequences, `FrameInput::sequence_depth`).
-    pub fn may_page(&self, len: u32) -> bool {
-        self.capacity().max(len) > self.page_rows
-    }
-
-    /// Grows the table (to the next power of two, by GPU copy) if `len` rows do not fit.
-    pub(super) fn grow_table(
+    /// Brings the table up to `rows` in `encoder`: grows it (to the next power of two, by
+    /// GPU copy) before the changes, which may write rows past the old capacity; records the
+    /// changes (moves, then uploads); shrinks it after them (at a quarter full or less, to
+    /// half), since moves may read rows past the new capacity.
+    pub fn sync(
         &mut self,
-        len: u32,
+        gpu: Gpu<'_>,
+        rows: &mut Rows,
         encoder: &mut wgpu::CommandEncoder,
+        stats: &mut GpuUpdateStats,
     ) -> Result<(), GpuError> {
-        let capacity = self.table.as_ref().map_or(0, |t| t.capacity);
-        if len > capacity || self.table.is_none() {
-            let keep = self.table.as_ref().map_or(0, |t| t.len);
-            self.resize_table(len.next_power_of_two().max(self.min_rows()), keep, encoder)?;
+        let len = rows.len() as u32;
+        if len > self.capacity || self.pages.is_empty() {
+            let wanted = len.next_power_of_two().max(self.min_rows());
+            self.resize(gpu, wanted, self.len, encoder)?;
         }
+        let shrink = (self.capacity > self.min_rows() && len.saturating_mul(4) <= self.capacity)
+            .then(|| (self.capacity / 2).max(self.min_rows()));
+        self.changes.collect(rows, self.page_rows, stats);
+        self.changes
+            .record(gpu, &self.pages, self.page_rows, rows, encoder, stats)?;
+        if let Some(wanted) = shrink {
+            self.resize(gpu, wanted, len, encoder)?;
+        }
+        self.len = len;
         Ok(())
     }
 
-    /// The capacity to shrink to, with hysteresis: only at a quarter full or less, to half
-    /// (so at most half full afterwards, and a world oscillating around a size never
-    /// reallocates).
-    pub(super) fn shrink_target(&self, len: u32) -> Option<u32> {
-        let capacity = self.table.as_ref()?.capacity;
-        (capacity > self.min_rows() && len.saturating_mul(4) <= capacity)
-            .then(|| (capacity / 2).max(self.min_rows()))
+    /// Makes the sequence values buffer if it has none (a paged table with sequences).
+    pub fn ensure_sequence_values(&mut self, gpu: Gpu<'_>) -> Result<(), GpuError> {
+        if self.sequence_values.is_some() {
+            return Ok(());
+        }
+        let bytes = u64::from(self.capacity) * 4;
+        gpu.limits.check_binding("sequence values", bytes)?;
+        self.sequence_values = Some(create(
+            gpu.ctx,
+            "wgpu-tween sequence values",
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        ));
+        self.generation += 1;
+        Ok(())
     }
 
     /// Drops an oversized table of an empty world (an empty world submits nothing, so its
-    /// table would otherwise never shrink). The smallest table is kept.
+    /// table would otherwise never shrink), and the change scratch. The smallest table is
+    /// kept.
     pub fn release_idle(&mut self) {
-        if self
-            .table
-            .as_ref()
-            .is_some_and(|t| t.capacity > self.min_rows())
-        {
-            self.table = None;
-            self.forget_bind_groups();
+        if self.capacity > self.min_rows() {
+            self.pages = Vec::new();
+            self.sequence_values = None;
+            self.capacity = 0;
+            self.len = 0;
+            self.generation += 1;
         }
-        self.release_scratch();
-        // No rows, so no curve keys: the key buffers go back to nothing if they grew.
-        if self.curve_capacity > MIN_CURVE_KEYS {
-            self.curve_keys = None;
-            self.curve_capacity = 0;
-            self.forget_bind_groups();
-        }
-        if self.curve_staging.as_ref().is_some_and(|b| b.size() > 4096) {
-            self.curve_staging = None;
-        }
-    }
-
-    /// Drops the upload scratch (the change staging buffers and the host lists and bytes
-    /// they are filled from), sized by the largest frame of changes so far: after the
-    /// table shrinks (with its hysteresis) or empties, the next frame allocates what it needs.
-    fn release_scratch(&mut self) {
-        self.changes = Vec::new();
-        self.bytes = Vec::new();
-        self.moves = Vec::new();
-        self.uploads = Vec::new();
+        self.changes = RowChanges::default();
     }
 
     /// Replaces the table with one of `wanted` rows, rows `0..keep` kept (copies recorded in
     /// `encoder`, so after whatever it already holds). Past one page, whole pages are kept
     /// or dropped as they are; only a page that changes size is copied.
-    pub(super) fn resize_table(
+    fn resize(
         &mut self,
+        gpu: Gpu<'_>,
         wanted: u32,
         keep: u32,
         encoder: &mut wgpu::CommandEncoder,
     ) -> Result<(), GpuError> {
-        let page_rows = self.page_rows;
-        let page_capacity = wanted.min(page_rows);
+        let page_capacity = wanted.min(self.page_rows);
         let page_count = (wanted / page_capacity) as usize;
         let keep = keep.min(wanted);
-        if wanted < self.capacity() {
-            self.release_scratch();
+        if wanted < self.capacity {
+            // The change scratch is sized by the largest frame so far.
+            self.changes = RowChanges::default();
         }
-        let mut old = self.table.take().map_or_else(Vec::new, |t| t.pages);
+        let mut old = std::mem::take(&mut self.pages);
         old.truncate(page_count);
         let mut pages = Vec::with_capacity(page_count);
         for (index, old_page) in old.into_iter().enumerate() {
             if old_page.capacity == page_capacity {
                 pages.push(old_page);
             } else {
-                let base = index as u32 * page_rows;
+                let base = index as u32 * self.page_rows;
                 let rows_kept = keep.saturating_sub(base).min(page_capacity);
-                let page = self.create_page(page_capacity, rows_kept)?;
+                let page = create_page(gpu, page_capacity, rows_kept)?;
                 copy_rows(encoder, &old_page, &page, rows_kept);
                 pages.push(page);
             }
         }
         while pages.len() < page_count {
-            pages.push(self.create_page(page_capacity, 0)?);
+            pages.push(create_page(gpu, page_capacity, 0)?);
         }
-        self.table = Some(Table {
-            pages,
-            sequence_values: None,
-            capacity: wanted,
-            len: keep,
-        });
+        self.pages = pages;
+        self.sequence_values = None;
+        self.capacity = wanted;
+        self.len = keep;
         self.changes.truncate(page_count);
-        self.forget_bind_groups();
+        self.generation += 1;
         Ok(())
     }
+}
 
-    /// Makes the table's sequence values buffer if it has none (a paged table with
-    /// sequences; the evaluate bind groups are remade to bind it).
-    pub(super) fn ensure_sequence_values(&mut self) -> Result<(), GpuError> {
-        let Some(capacity) = self
-            .table
-            .as_ref()
-            .filter(|t| t.sequence_values.is_none())
-            .map(|t| t.capacity)
-        else {
-            return Ok(());
-        };
-        let bytes = u64::from(capacity) * 4;
-        self.check_size("sequence values", bytes)?;
-        let buffer = self.ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-tween sequence values"),
-            size: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        if let Some(table) = &mut self.table {
-            table.sequence_values = Some(buffer);
-        }
-        self.evaluate_groups.clear();
-        Ok(())
+/// A new page of `capacity` rows whose first `kept` rows will be copied in.
+fn create_page(gpu: Gpu<'_>, capacity: u32, kept: u32) -> Result<Page, GpuError> {
+    let Gpu { ctx, limits, .. } = gpu;
+    let section = u64::from(capacity) * ROW_BYTES;
+    limits.check_binding("motion rows", section)?;
+    limits.check_binding("lane pairs", section)?;
+    let usage =
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let page = Page {
+        rows: create(ctx, "wgpu-tween rows", section, usage),
+        lanes: create(ctx, "wgpu-tween lanes", section, usage),
+        params: create(ctx, "wgpu-tween params", u64::from(capacity) * 16, usage),
+        outputs: create(ctx, "wgpu-tween outputs", u64::from(capacity) * 16, usage),
+        capacity,
+    };
+    if cfg!(debug_assertions) {
+        // Poison the new space (NaN bits) so a read of a row never written shows at once.
+        // (Queue writes run before the submission's commands, so a copy into the page
+        // still lands on top; no clear either, which would run after and undo the poison.)
+        let kept_bytes = u64::from(kept) * ROW_BYTES;
+        let poison = vec![0xffu8; (section - kept_bytes) as usize];
+        ctx.queue().write_buffer(&page.rows, kept_bytes, &poison);
     }
-
-    /// A new page of `capacity` rows whose first `kept` rows will be copied in.
-    fn create_page(&self, capacity: u32, kept: u32) -> Result<Page, GpuError> {
-        let section = u64::from(capacity) * ROW_BYTES;
-        self.check_size("motion rows", section)?;
-        self.check_size("lane pairs", section)?;
-        let device = self.ctx.device();
-        let create = |label, size| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        };
-        let page = Page {
-            rows: create("wgpu-tween rows", section),
-            lanes: create("wgpu-tween lanes", section),
-            params: create("wgpu-tween params", u64::from(capacity) * 16),
-            outputs: create("wgpu-tween outputs", u64::from(capacity) * 16),
-            capacity,
-        };
-        if cfg!(debug_assertions) {
-            // Poison the new space (NaN bits) so a read of a row never written shows at once.
-            // (Queue writes run before the submission's commands, so a copy into the page
-            // still lands on top; no clear either, which would run after and undo the poison.)
-            let kept_bytes = u64::from(kept) * ROW_BYTES;
-            let poison = vec![0xffu8; (section - kept_bytes) as usize];
-            self.ctx
-                .queue()
-                .write_buffer(&page.rows, kept_bytes, &poison);
-        }
-        Ok(page)
-    }
+    Ok(page)
 }
 
 /// Copies rows `0..count` (timing rows, parameter lanes, the four lane sections) from one

@@ -7,6 +7,10 @@
 //! is collected by a later update or by
 //! [`WorldGpuMut::pass_time`](crate::WorldGpuMut::pass_time); while a mapping is
 //! pending, passes are not timed, so nothing here ever blocks an update.
+//!
+//! Per-frame protocol: the evaluate pass takes its timestamp writes from
+//! [`PassTimer::begin`] and records [`PassTimer::resolve`] after itself; the executor calls
+//! [`PassTimer::submitted`] once the frame is submitted; [`PassTimer::last`] any time.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;

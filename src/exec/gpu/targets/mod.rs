@@ -11,16 +11,28 @@
 //! The scatter reads the GPU executor's dense outputs, or, under the CPU executor, values the
 //! CPU uploads for the targeted motions (one upload per frame for all buffers): user code is
 //! the same with either executor.
+//!
+//! A motion that ends between frames (by `complete` or `set_time`) leaves its final value
+//! here ([`Targets::queue_final`]); the next frame's scatter writes it, before the live
+//! values (which win where both write one f32). Nothing is written between frames.
+//!
+//! Per-frame protocol: the world edits the groups as motions come and go (`add`, `remove`,
+//! `set_row`, `queue_final`); the executor calls [`Targets::record`] once per frame, after
+//! the evaluate pass (GPU executor) or with the CPU's values (`scatter.rs`).
+
+mod scatter;
 
 use std::collections::HashMap;
 
 use super::context::GpuContext;
-use super::layout::{fold_dispatch, ScatterParams, TargetEntry};
+use super::layout::TargetEntry;
 use super::pipelines::Pipelines;
 use super::stats::GpuUpdateStats;
 use super::table::Page;
-use crate::error::{BuildError, GpuError, TargetError};
+use crate::error::{BuildError, TargetError};
 use crate::table::rows::Rows;
+
+pub(crate) use scatter::{binding_size, probe};
 
 /// Where a motion writes its value: lanes `0..n` of the value go to f32 indices
 /// `index · stride + offset + lane` of `buffer` (all in f32 units, not bytes).
@@ -36,8 +48,9 @@ use crate::table::rows::Rows;
 /// told apart (wgpu 30 names buffers by ids that are unique only within an instance), so
 /// never pass one. Values are written in every update, before the
 /// update returns (so a render pass submitted after `update` sees them), whatever the
-/// executor. Nothing is written at creation or by `set_time` until the next update, and a
-/// motion's last value stays in the buffer after it ends. Two motions writing the same
+/// executor. Nothing is written between updates: a motion created, re-timed (`set_time`) or
+/// completed (`complete`, or `set_time` past its end) then gets its value, or its end value,
+/// from the next update. A motion's last value stays in the buffer after it ends. Two motions writing the same
 /// f32 leave an unspecified one of their values.
 ///
 /// ```no_run
@@ -113,12 +126,6 @@ pub(crate) struct TargetRef {
     pub entry: u32,
 }
 
-/// Uniform offsets must be multiples of this (WebGPU's maximum of the alignment limit).
-const PARAMS_STRIDE: u64 = 256;
-/// Smallest GPU entry list, in entries.
-const MIN_ENTRIES: u32 = 64;
-const GROUP_SIZE: u32 = 64;
-
 /// The motions targeting one buffer.
 struct Group {
     buffer: wgpu::Buffer,
@@ -136,6 +143,9 @@ struct Group {
     /// The bind groups (one per value source: page of outputs, or the upload) and the
     /// resources they were made for.
     bind_groups: Option<(BindKey, Vec<wgpu::BindGroup>)>,
+    /// Final values queued for this buffer (it stays while they wait, even without
+    /// entries).
+    finals: u32,
 }
 
 impl Group {
@@ -171,10 +181,23 @@ pub(crate) enum Source<'a> {
     Upload(&'a Rows),
 }
 
+/// The final value of a motion that ended between frames: `lanes` go to its target.
+#[derive(Clone, Copy)]
+struct Final {
+    group: u32,
+    /// Its entry, whose `row` is unused.
+    entry: TargetEntry,
+    value: [f32; 4],
+}
+
 /// Every target of a world, grouped by buffer.
 #[derive(Default)]
 pub(crate) struct Targets {
     groups: Vec<Option<Group>>,
+    /// Final values for the next frame's scatter, in the order they were queued.
+    finals: Vec<Final>,
+    /// Their entry lists and values on the GPU (`scatter.rs`).
+    finals_buffer: Option<wgpu::Buffer>,
     free: Vec<u32>,
     by_buffer: HashMap<wgpu::Buffer, u32>,
     /// Targeting motions.
@@ -195,6 +218,11 @@ impl Targets {
     /// Whether no motion has a target.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Whether a frame has nothing to scatter: no target and no final value queued.
+    pub fn is_idle(&self) -> bool {
+        self.len == 0 && self.finals.is_empty()
     }
 
     /// Targeting motions.
@@ -249,6 +277,7 @@ impl Targets {
         self.by_buffer.remove(&group.buffer);
         self.free.push(g);
         self.len -= group.owners.len();
+        self.finals.retain(|f| f.group != g);
         group.owners
     }
 
@@ -286,6 +315,7 @@ impl Targets {
                     dirty: None,
                     gpu: None,
                     bind_groups: None,
+                    finals: 0,
                 };
                 let g = match self.free.pop() {
                     Some(g) => {
@@ -323,10 +353,9 @@ impl Targets {
         g.owners.swap_remove(i);
         self.len -= 1;
         if g.entries.is_empty() {
-            // Release the user's buffer; the slot of the group is reused.
-            self.by_buffer.remove(&g.buffer);
-            self.groups[r.group as usize] = None;
-            self.free.push(r.group);
+            if g.finals == 0 {
+                self.release(r.group);
+            }
             return None;
         }
         if g.entries.capacity() > 64 && g.entries.len() * 4 <= g.entries.capacity() {
@@ -351,25 +380,29 @@ impl Targets {
         }
     }
 
-    /// Writes `value` into a target at once (a motion finishing between updates).
-    pub fn write_now(
-        &mut self,
-        ctx: &GpuContext,
-        r: TargetRef,
-        value: &[f32],
-    ) -> Result<(), GpuError> {
-        let Some(Some(g)) = self.groups.get(r.group as usize) else {
-            return Ok(());
+    /// Queues the final value of a motion ending between frames, for the next frame's
+    /// scatter (call before removing its target).
+    pub fn queue_final(&mut self, r: TargetRef, value: &[f32; 4]) {
+        let Some(Some(g)) = self.groups.get_mut(r.group as usize) else {
+            return;
         };
-        let Some(e) = g.entries.get(r.entry as usize) else {
-            return Ok(());
+        let Some(&entry) = g.entries.get(r.entry as usize) else {
+            return;
         };
-        let first = u64::from(e.dst & TargetEntry::MAX_FIRST as u32);
-        self.stats.wrote(size_of_val(value));
-        ctx.scoped(|| {
-            ctx.queue()
-                .write_buffer(&g.buffer, first * 4, bytemuck::cast_slice(value));
-        })
+        g.finals += 1;
+        self.finals.push(Final {
+            group: r.group,
+            entry,
+            value: *value,
+        });
+    }
+
+    /// Releases group `g`'s buffer (the slot of the group is reused).
+    fn release(&mut self, g: u32) {
+        if let Some(group) = self.groups.get_mut(g as usize).and_then(Option::take) {
+            self.by_buffer.remove(&group.buffer);
+            self.free.push(g);
+        }
     }
 
     /// Forgets every target and releases every buffer.
@@ -392,261 +425,4 @@ impl Targets {
     pub fn reset_stats(&mut self) {
         self.stats = GpuUpdateStats::default();
     }
-
-    /// Records the scatter of every group into `encoder`: sync the entry lists, write the
-    /// params (and, from the CPU, the values), one dispatch per target buffer and value
-    /// source (page of outputs, or the upload).
-    pub fn record(
-        &mut self,
-        ctx: &GpuContext,
-        pipelines: &Pipelines,
-        encoder: &mut wgpu::CommandEncoder,
-        source: Source<'_>,
-        max_per_axis: u32,
-    ) -> Result<(), GpuError> {
-        if self.len == 0 {
-            return Ok(());
-        }
-        let device = ctx.device();
-        let queue = ctx.queue();
-
-        // Values from the CPU: per group, lane k of entry n at offset + k · count + n.
-        // (Bind keys: even for output tables, odd for upload buffers.)
-        let source_key = match source {
-            Source::Outputs { generation, .. } => generation * 2,
-            Source::Upload(rows) => {
-                self.values.clear();
-                for g in self.groups.iter().flatten() {
-                    for k in 0..g.max_lanes as usize {
-                        let column = &rows.outputs[k];
-                        self.values
-                            .extend(g.entries.iter().map(|e| column[e.row as usize]));
-                    }
-                }
-                let bytes = (self.values.len() as u64 * 4).max(4);
-                if self.uploads.as_ref().is_none_or(|b| b.size() < bytes) {
-                    let size = bytes.next_power_of_two().max(256);
-                    self.uploads = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some("wgpu-tween target values"),
-                        size,
-                        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    }));
-                    self.uploads_generation += 1;
-                }
-                if let Some(uploads) = &self.uploads {
-                    if !self.values.is_empty() {
-                        queue.write_buffer(uploads, 0, bytemuck::cast_slice(&self.values));
-                        self.stats.wrote(size_of_val(self.values.as_slice()));
-                    }
-                }
-                self.uploads_generation * 2 + 1
-            }
-        };
-        // The value sources: (buffer, first row, end row, lane stride; 0 = by entry).
-        let uploads = self.uploads.clone();
-        let source_count = match source {
-            Source::Outputs { pages, .. } => pages.len(),
-            Source::Upload(_) => usize::from(uploads.is_some()),
-        };
-        let source_at = |s: usize| -> Option<(&wgpu::Buffer, u32, u32, u32)> {
-            match source {
-                Source::Outputs {
-                    pages, page_rows, ..
-                } => pages.get(s).map(|page| {
-                    let base = s as u32 * page_rows;
-                    (&page.outputs, base, base + page.capacity, page.capacity)
-                }),
-                Source::Upload(_) => uploads.as_ref().map(|b| (b, 0, u32::MAX, 0)),
-            }
-        };
-
-        // Shared params: one 256-byte slot per group and source.
-        let slots = (self.groups.len() * source_count) as u32;
-        if self.params.is_none() || self.params_slots < slots {
-            let capacity = slots.next_power_of_two().max(4);
-            self.params = Some(device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("wgpu-tween scatter params"),
-                size: u64::from(capacity) * PARAMS_STRIDE,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            }));
-            self.params_slots = capacity;
-            self.params_generation += 1;
-        }
-        let key = BindKey {
-            source: source_key,
-            params: self.params_generation,
-        };
-        let Some(params) = self.params.as_ref() else {
-            return Ok(());
-        };
-
-        // Per group: entry list, params, bind groups.
-        self.bytes.clear();
-        self.bytes
-            .resize(slots as usize * PARAMS_STRIDE as usize, 0);
-        let mut offset = 0u32;
-        for (index, g) in self.groups.iter_mut().enumerate() {
-            let Some(g) = g else { continue };
-            let count = g.entries.len() as u32;
-            sync_entries(device, queue, g, &mut self.stats);
-            for (s, (_, row_base, row_end, stride)) in
-                (0..source_count).filter_map(source_at).enumerate()
-            {
-                let params_bytes = ScatterParams {
-                    count,
-                    src_stride: if stride == 0 { count } else { stride },
-                    groups_x: fold_dispatch(count, GROUP_SIZE, max_per_axis).0,
-                    by_entry: u32::from(stride == 0),
-                    src_offset: offset,
-                    row_base,
-                    row_end,
-                    ..ScatterParams::default()
-                };
-                let at = (index * source_count + s) * PARAMS_STRIDE as usize;
-                self.bytes[at..at + size_of::<ScatterParams>()]
-                    .copy_from_slice(bytemuck::bytes_of(&params_bytes));
-            }
-            if matches!(source, Source::Upload(_)) {
-                offset += count * g.max_lanes;
-            }
-            if g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
-                let Some((entries, _)) = &g.gpu else { continue };
-                let groups = (0..source_count)
-                    .filter_map(source_at)
-                    .map(|(values, ..)| {
-                        device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("wgpu-tween scatter"),
-                            layout: &pipelines.scatter_layout,
-                            entries: &[
-                                wgpu::BindGroupEntry {
-                                    binding: 0,
-                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                        buffer: params,
-                                        offset: 0,
-                                        size: wgpu::BufferSize::new(
-                                            size_of::<ScatterParams>() as u64
-                                        ),
-                                    }),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: 1,
-                                    resource: entries.as_entire_binding(),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: 2,
-                                    resource: values.as_entire_binding(),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: 3,
-                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                        buffer: &g.buffer,
-                                        offset: 0,
-                                        size: wgpu::BufferSize::new(g.binding_size),
-                                    }),
-                                },
-                            ],
-                        })
-                    })
-                    .collect();
-                g.bind_groups = Some((key, groups));
-            }
-        }
-        queue.write_buffer(params, 0, &self.bytes);
-        self.stats.wrote(self.bytes.len());
-
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: super::transient_label("wgpu-tween scatter"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&pipelines.scatter);
-        for (index, g) in self.groups.iter().enumerate() {
-            let Some(Group {
-                entries,
-                bind_groups: Some((_, groups)),
-                ..
-            }) = g
-            else {
-                continue;
-            };
-            let (x, y) = fold_dispatch(entries.len() as u32, GROUP_SIZE, max_per_axis);
-            for (s, group) in groups.iter().enumerate() {
-                let slot = (index * groups.len() + s) as u64;
-                pass.set_bind_group(0, group, &[(slot * PARAMS_STRIDE) as u32]);
-                pass.dispatch_workgroups(x, y, 1);
-                self.stats.dispatches += 1;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Brings a group's GPU entry list up to date: its dirty range, or all of it when the list
-/// is (re)allocated (growing geometrically, shrinking at a quarter full).
-fn sync_entries(
-    device: &wgpu::Device,
-    queue: &wgpu::Queue,
-    g: &mut Group,
-    stats: &mut GpuUpdateStats,
-) {
-    let len = g.entries.len() as u32;
-    let capacity = g.gpu.as_ref().map_or(0, |(_, c)| *c);
-    if len > capacity || (capacity > MIN_ENTRIES && len * 4 <= capacity) {
-        let capacity = (len * 2).next_power_of_two().max(MIN_ENTRIES);
-        let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("wgpu-tween target entries"),
-            size: u64::from(capacity) * size_of::<TargetEntry>() as u64,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        g.gpu = Some((buffer, capacity));
-        g.bind_groups = None;
-        g.dirty = Some((0, len));
-    }
-    if let (Some((lo, hi)), Some((buffer, _))) = (g.dirty.take(), &g.gpu) {
-        let hi = hi.min(len);
-        if lo < hi {
-            let entries = &g.entries[lo as usize..hi as usize];
-            queue.write_buffer(
-                buffer,
-                u64::from(lo) * size_of::<TargetEntry>() as u64,
-                bytemuck::cast_slice(entries),
-            );
-            stats.wrote(size_of_val(entries));
-        }
-    }
-}
-
-/// Bytes of `buffer` a scatter binds: its size, within the binding limit, in whole f32s.
-pub(crate) fn binding_size(buffer: &wgpu::Buffer, max_binding: u64) -> u64 {
-    buffer.size().min(max_binding) & !3
-}
-
-/// Checks that `buffer` can be bound as the scatter binds it, on `ctx`'s device.
-pub(crate) fn probe(
-    ctx: &GpuContext,
-    pipelines: &Pipelines,
-    buffer: &wgpu::Buffer,
-    binding_size: u64,
-) -> Result<(), BuildError> {
-    let size = wgpu::BufferSize::new(binding_size).ok_or(BuildError::Target(
-        TargetError::OutOfBounds { end: 1, len: 0 },
-    ))?;
-    ctx.scoped(|| {
-        ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("wgpu-tween target probe"),
-            layout: &pipelines.target_probe_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer,
-                    offset: 0,
-                    size: Some(size),
-                }),
-            }],
-        })
-    })
-    .map(drop)
-    .map_err(|e| BuildError::Target(TargetError::Rejected(e.to_string())))
 }

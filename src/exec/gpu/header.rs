@@ -1,0 +1,168 @@
+//! The frame header: one uniform/storage buffer written once per frame with everything the
+//! frame's passes read besides the table: per page the evaluate pass's `Frame` (clocks, row
+//! count, lane stride), the `Frame` of a paged table's child rounds and the gather pass's
+//! params (each in its own 256-byte slot, bound at fixed offsets), then the gather list
+//! (the rows whose values are read back).
+//!
+//! Per-frame protocol (the executor, after the table's sync): [`FrameHeader::reserve`] for the
+//! table's pages and the readback's capacity (a larger header is a new buffer, and a new
+//! [`generation`](FrameHeader::generation)), then [`FrameHeader::write`]: one `write_buffer`.
+
+use super::buffers::{create, put, Limits, ALIGN, EVALUATE_GROUP, SMALL_GROUP};
+use super::context::GpuContext;
+use super::layout::{
+    fold_dispatch, split3_f64, GatherParams, GpuFrame, CHILD_FROM_VALUES, CHILD_SKIP, CHILD_WALK,
+};
+use super::table::GpuTable;
+use crate::error::GpuError;
+
+/// The frame header buffer, its layout and the bytes it is written from.
+pub(super) struct FrameHeader {
+    buffer: wgpu::Buffer,
+    /// Page slots (a power of two).
+    pages: u32,
+    /// Rows the gather list has room for.
+    list_capacity: u32,
+    /// Rises whenever `buffer` is replaced (bind groups naming it are stale).
+    generation: u64,
+    bytes: Vec<u8>,
+}
+
+impl FrameHeader {
+    /// A header of one page slot and the smallest gather list.
+    pub fn new(ctx: &GpuContext) -> Self {
+        Self {
+            buffer: create_buffer(ctx, 1, 0),
+            pages: 1,
+            list_capacity: 0,
+            generation: 0,
+            bytes: Vec::new(),
+        }
+    }
+
+    pub fn buffer(&self) -> &wgpu::Buffer {
+        &self.buffer
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// Offset of page `page`'s evaluate `Frame` (main pass).
+    pub fn frame(&self, page: usize) -> u64 {
+        page as u64 * ALIGN
+    }
+
+    /// Offset of page `page`'s evaluate `Frame` for a paged table's child rounds.
+    pub fn child_frame(&self, page: usize) -> u64 {
+        (u64::from(self.pages) + page as u64) * ALIGN
+    }
+
+    /// Offset of page `page`'s `GatherParams`.
+    pub fn gather(&self, page: usize) -> u64 {
+        (2 * u64::from(self.pages) + page as u64) * ALIGN
+    }
+
+    /// Offset of the gather list.
+    pub fn list(&self) -> u64 {
+        list_offset(self.pages)
+    }
+
+    /// Makes room for `pages` page slots and a gather list of `list_capacity` rows.
+    pub fn reserve(
+        &mut self,
+        ctx: &GpuContext,
+        limits: Limits,
+        pages: u32,
+        list_capacity: u32,
+    ) -> Result<(), GpuError> {
+        if pages <= self.pages && list_capacity == self.list_capacity {
+            return Ok(());
+        }
+        self.pages = self.pages.max(pages.next_power_of_two());
+        self.list_capacity = list_capacity;
+        limits.check_binding("gather list", list_bytes(list_capacity))?;
+        self.buffer = create_buffer(ctx, self.pages, list_capacity);
+        self.generation += 1;
+        Ok(())
+    }
+
+    /// Writes the frame: clocks `now` for every page of `table` holding `len` rows, and the
+    /// gather list `bound_rows`.
+    pub fn write(
+        &mut self,
+        ctx: &GpuContext,
+        limits: Limits,
+        table: &GpuTable,
+        now: &[f64; 3],
+        bound_rows: &[u32],
+    ) -> usize {
+        let w = now.map(split3_f64);
+        let gather_count = bound_rows.len() as u32;
+        let list = self.list() as usize;
+        self.bytes.clear();
+        self.bytes.resize(list + bound_rows.len() * 4, 0);
+        let child_mode = if table.is_paged() {
+            CHILD_SKIP
+        } else {
+            CHILD_WALK
+        };
+        for (p, (base, count, stride)) in table.spans().enumerate() {
+            let frame = GpuFrame {
+                world_hi: [w[0][0], w[1][0], w[2][0], 0.0],
+                world_mid: [w[0][1], w[1][1], w[2][1], 0.0],
+                world_lo: [w[0][2], w[1][2], w[2][2], 0.0],
+                row_count: count,
+                lane_stride: stride,
+                groups_x: fold_dispatch(count, EVALUATE_GROUP, limits.max_per_axis).0,
+                opaque_zero: 0,
+                child_mode,
+                ..GpuFrame::default()
+            };
+            let child_frame = GpuFrame {
+                child_mode: CHILD_FROM_VALUES,
+                ..frame
+            };
+            let gather = GatherParams {
+                count: gather_count,
+                lane_stride: stride,
+                groups_x: fold_dispatch(gather_count, SMALL_GROUP, limits.max_per_axis).0,
+                row_base: base,
+                row_end: base + count,
+                ..GatherParams::default()
+            };
+            let offsets = (self.frame(p), self.child_frame(p), self.gather(p));
+            put(&mut self.bytes, offsets.0, &frame);
+            put(&mut self.bytes, offsets.1, &child_frame);
+            put(&mut self.bytes, offsets.2, &gather);
+        }
+        self.bytes[list..].copy_from_slice(bytemuck::cast_slice(bound_rows));
+        ctx.queue().write_buffer(&self.buffer, 0, &self.bytes);
+        self.bytes.len()
+    }
+}
+
+impl FrameHeader {
+    /// Drops the bytes scratch (sized by the largest gather list so far).
+    pub fn release_scratch(&mut self) {
+        self.bytes = Vec::new();
+    }
+}
+
+fn list_offset(pages: u32) -> u64 {
+    3 * u64::from(pages) * ALIGN
+}
+
+/// Bytes of the header's gather list for `capacity` rows (room for 64 at least).
+fn list_bytes(capacity: u32) -> u64 {
+    u64::from(capacity.max(64)) * 4
+}
+
+fn create_buffer(ctx: &GpuContext, pages: u32, list_capacity: u32) -> wgpu::Buffer {
+    create(
+        ctx,
+        "wgpu-tween frame header",
+        list_offset(pages) + list_bytes(list_capacity),
+        wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+    )
+}
