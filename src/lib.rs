@@ -3,7 +3,7 @@
 //! Tweens ("motions") with [LitMotion](https://github.com/annulusgames/LitMotion)'s
 //! semantics, built for a million motions per frame: a motion's state is a pure function of
 //! world time, rows are dense Pod columns, and an executor evaluates them all in one pass:
-//! the CPU executor, or the GPU executor (a WGSL compute pass over the same rows mirrored in
+//! the CPU executor, or the GPU executor (a WGSL compute pass over the same rows copied into
 //! storage buffers, writing values straight into a renderer's buffers).
 //!
 //! ```

@@ -1,6 +1,6 @@
 //! The dense motion row: the `#[repr(C)]` Pod data every executor evaluates.
 //!
-//! The GPU executor mirrors these rows as-is, so the layout is part of the WGSL interface:
+//! The GPU executor copies these rows as-is, so the layout is part of the WGSL interface:
 //! keep in sync with `MotionRow` in `shaders/types.wgsl` (a test reads the WGSL layout back
 //! from naga and compares it with `offset_of!`).
 

@@ -34,7 +34,7 @@ pub(crate) fn class_of(row: &MotionRow) -> usize {
 
 #[derive(Default)]
 pub(crate) struct Rows {
-    /// Timing and settings per row (GPU-mirrored as-is).
+    /// Timing and settings per row (copied to the GPU as-is).
     pub rows: Vec<MotionRow>,
     /// `(from, to)` per lane per row, then the row's four parameter lanes as two more
     /// sections of pairs (see [`LANE_SECTIONS`]).
@@ -43,8 +43,8 @@ pub(crate) struct Rows {
     pub outputs: [Vec<f32>; 4],
     /// The slot that owns each row.
     pub slot_of: Vec<u32>,
-    /// Change log for a GPU mirror of the rows (`None` when no mirror is kept).
-    pub mirror: Option<MirrorLog>,
+    /// Change log for a GPU copy of the rows (`None` when no GPU executor keeps one).
+    pub gpu_journal: Option<GpuJournal>,
     /// The keys of the animation curves of the rows (freed with their row).
     pub curves: crate::core::curve::CurvePool,
     /// Rows changed since the CPU executor's segment cache last looked.
@@ -79,26 +79,26 @@ impl Touched {
     }
 }
 
-/// What changed in the rows since the GPU mirror was last synchronised.
+/// What changed in the rows since the GPU copy was last synchronised.
 ///
-/// `origin[i]` names where row `i`'s current content sits in the mirror: `i` itself when in
+/// `origin[i]` names where row `i`'s current content sits in the GPU copy: `i` itself when in
 /// sync, another pre-sync row when a swap moved it (chains of swaps are composed), or
 /// [`DIRTY`] when only the CPU has it (new or re-anchored rows). `touched` lists the indices
 /// to look at. A drain's moves never read a row another of them writes.
 #[derive(Default)]
-pub(crate) struct MirrorLog {
+pub(crate) struct GpuJournal {
     origin: Vec<u32>,
     touched: Vec<u32>,
     /// Scratch bits of the rows a drain's moves write (kept, so a drain does not allocate).
     written: Vec<u64>,
 }
 
-/// `MirrorLog::origin` of a row the mirror does not have.
+/// `GpuJournal::origin` of a row the GPU copy does not have.
 pub(crate) const DIRTY: u32 = u32::MAX;
 
-impl MirrorLog {
-    /// Drains the log: `moves` gets `(dst, src)` row copies within the mirror, `uploads` the
-    /// rows to send from the CPU. Afterwards the mirror is in sync.
+impl GpuJournal {
+    /// Drains the log: `moves` gets `(dst, src)` row copies within the GPU copy, `uploads` the
+    /// rows to send from the CPU. Afterwards the GPU copy is in sync.
     pub fn drain(&mut self, len: usize, moves: &mut Vec<[u32; 2]>, uploads: &mut Vec<u32>) {
         for &t in &self.touched {
             let Some(origin) = self.origin.get_mut(t as usize) else {
@@ -173,7 +173,7 @@ impl Rows {
         }
         self.slot_of.push(slot);
         self.touched.mark(index, self.rows.len());
-        if let Some(log) = &mut self.mirror {
+        if let Some(log) = &mut self.gpu_journal {
             log.origin.push(DIRTY);
             log.touched.push(index);
         }
@@ -184,24 +184,24 @@ impl Rows {
     pub fn set_row(&mut self, index: u32, row: MotionRow) {
         self.rows[index as usize] = row;
         self.touched.mark(index, self.rows.len());
-        if let Some(log) = &mut self.mirror {
+        if let Some(log) = &mut self.gpu_journal {
             log.origin[index as usize] = DIRTY;
             log.touched.push(index);
         }
     }
 
-    /// Starts (or stops) keeping a change log for a GPU mirror. A new log marks every row
+    /// Starts (or stops) keeping a change log for a GPU copy. A new log marks every row
     /// dirty, so the first sync uploads everything.
-    pub fn set_mirrored(&mut self, on: bool) {
-        self.curves.set_mirrored(on);
-        self.mirror = on.then(|| MirrorLog {
+    pub fn keep_gpu_journal(&mut self, on: bool) {
+        self.curves.keep_gpu_journal(on);
+        self.gpu_journal = on.then(|| GpuJournal {
             origin: vec![DIRTY; self.rows.len()],
             touched: (0..self.rows.len() as u32).collect(),
             written: Vec::new(),
         });
     }
 
-    /// Exchanges rows `a` and `b` with everything that belongs to them (in a GPU mirror's
+    /// Exchanges rows `a` and `b` with everything that belongs to them (in a GPU copy's
     /// log too: a move of each, unless the drain finds a clash).
     pub fn swap(&mut self, a: u32, b: u32) {
         let (i, j) = (a as usize, b as usize);
@@ -216,7 +216,7 @@ impl Rows {
         for index in [a, b] {
             self.touched.mark(index, self.rows.len());
         }
-        if let Some(log) = &mut self.mirror {
+        if let Some(log) = &mut self.gpu_journal {
             log.origin.swap(i, j);
             log.touched.extend([a, b]);
         }
@@ -240,7 +240,7 @@ impl Rows {
             column.pop();
         }
         self.slot_of.pop();
-        if let Some(log) = &mut self.mirror {
+        if let Some(log) = &mut self.gpu_journal {
             log.origin.pop();
         }
     }
@@ -304,7 +304,7 @@ impl Rows {
             // The logs hold at most about a quarter of the rows (`Touched::mark`) or the
             // rows touched between two syncs.
             self.touched.rows.shrink_to(1024);
-            if let Some(log) = &mut self.mirror {
+            if let Some(log) = &mut self.gpu_journal {
                 log.origin.shrink_to(target);
                 log.touched.shrink_to(target);
                 log.written.shrink_to(target.div_ceil(64));
@@ -336,7 +336,7 @@ impl Rows {
         self.class_end = [0; CLASSES];
         self.touched.all = true;
         self.touched.rows.clear();
-        if let Some(log) = &mut self.mirror {
+        if let Some(log) = &mut self.gpu_journal {
             log.origin.clear();
             log.touched.clear();
         }

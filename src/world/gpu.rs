@@ -179,7 +179,7 @@ impl MotionWorld {
                 .is_some_and(|g| !g.context().is_software()),
         };
         self.use_gpu = use_gpu;
-        self.rows.set_mirrored(use_gpu);
+        self.rows.keep_gpu_journal(use_gpu);
         Ok(())
     }
 
@@ -336,8 +336,8 @@ impl MotionWorld {
         };
         let new = old.restarted()?;
         self.gpu = Some(Box::new(new));
-        self.rows.set_mirrored(false);
-        self.rows.set_mirrored(true);
+        self.rows.keep_gpu_journal(false);
+        self.rows.keep_gpu_journal(true);
         self.targets.forget_bind_groups();
         Ok(())
     }
@@ -348,7 +348,7 @@ impl MotionWorld {
         self.gpu_error = Some(error);
         self.gpu = None;
         self.use_gpu = false;
-        self.rows.set_mirrored(false);
+        self.rows.keep_gpu_journal(false);
         self.drop_targets();
     }
 

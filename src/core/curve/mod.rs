@@ -16,7 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A motion's keys are copied into a key table its world owns (mirrored into a storage buffer
+//! A motion's keys are copied into a key table its world owns (copied into a storage buffer
 //! by the GPU executor, bound at `@group(0) @binding(5)` of the evaluate pass) and freed when
 //! the motion's row is removed (completion, cancel, clear); LitMotion never frees them. See
 //! [`MotionWorld::curve_keys_in_use`](crate::MotionWorld::curve_keys_in_use) and

@@ -17,7 +17,7 @@ const MAX_DIRTY_RANGES: usize = 64;
 /// from a free list whose neighbours merge; a free tail is cut off, and the memory shrinks
 /// with hysteresis (when at most a quarter is in use, to twice the table's length).
 ///
-/// The GPU executor mirrors [`keys`](Self::keys) into a storage buffer of [`GpuKey`]s (keep
+/// The GPU executor copies [`keys`](Self::keys) into a storage buffer of [`GpuKey`]s (keep
 /// in sync with `shaders/curve.wgsl`), uploading only the ranges
 /// [`drain_dirty`](Self::drain_dirty) reports.
 #[derive(Default)]
@@ -30,9 +30,9 @@ pub(crate) struct CurvePool {
     by_size: BTreeSet<(usize, usize)>,
     /// Keys in live ranges.
     in_use: usize,
-    /// Whether a GPU mirror is kept (and so dirty ranges recorded).
-    mirrored: bool,
-    /// Ranges written since the mirror was last synchronised (start, length).
+    /// Whether a GPU copy is kept (and so dirty ranges recorded).
+    journaled: bool,
+    /// Ranges written since the GPU copy was last synchronised (start, length).
     dirty: Vec<(usize, usize)>,
 }
 
@@ -57,7 +57,7 @@ impl CurvePool {
         };
         self.keys[start..start + n].copy_from_slice(keys);
         self.in_use += n;
-        if self.mirrored {
+        if self.journaled {
             self.dirty.push((start, n));
         }
         let (pre, post) = curve.wrap_bits();
@@ -142,10 +142,10 @@ impl CurvePool {
         }
     }
 
-    /// Starts (or stops) recording dirty ranges for a GPU mirror. Starting marks the whole
+    /// Starts (or stops) recording dirty ranges for a GPU copy. Starting marks the whole
     /// table dirty.
-    pub fn set_mirrored(&mut self, on: bool) {
-        self.mirrored = on;
+    pub fn keep_gpu_journal(&mut self, on: bool) {
+        self.journaled = on;
         self.dirty.clear();
         if on && !self.keys.is_empty() {
             self.dirty.push((0, self.keys.len()));

@@ -15,7 +15,7 @@ pub enum EaseMode {
 
 /// Eases with parameters (LitMotion #212), set with
 /// [`Motion::ease_with`](crate::Motion::ease_with). Every one is exactly 0 at 0 and 1 at 1.
-/// The parameters live in the motion's 16-byte parameter lanes (mirrored to the GPU with
+/// The parameters live in the motion's 16-byte parameter lanes (copied to the GPU with
 /// its other lanes), so they cost nothing to motions that do not use them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParametricEase {

@@ -40,7 +40,7 @@ impl RowChanges {
     pub fn collect(&mut self, rows: &mut Rows, page_rows: u32, stats: &mut GpuUpdateStats) {
         self.moves.clear();
         self.uploads.clear();
-        if let Some(log) = &mut rows.mirror {
+        if let Some(log) = &mut rows.gpu_journal {
             log.drain(rows.rows.len(), &mut self.moves, &mut self.uploads);
         }
         let uploads = &mut self.uploads;

@@ -1,4 +1,4 @@
-//! The GPU executor: the motion rows mirrored in storage buffers, evaluated by one WGSL
+//! The GPU executor: the motion rows copied into storage buffers, evaluated by one WGSL
 //! compute dispatch per update (see `shaders/`).
 //!
 //! Attach a context with [`MotionWorld::with_gpu`](crate::MotionWorld::with_gpu); the world

@@ -2,7 +2,7 @@
 //! renderer's instance buffer, say), with no readback.
 //!
 //! Motions are grouped by target buffer. Each group keeps a dense list of entries `(row, f32
-//! index, lanes)` mirrored in a small GPU buffer; one scatter dispatch per group copies the
+//! index, lanes)` copied into a small GPU buffer; one scatter dispatch per group copies the
 //! values there (one per group and page of the table, see `table.rs`, past one page). The
 //! list changes only when a targeted motion is added, removed or moved
 //! (swap-remove of its row), and then only the changed range is uploaded, so a frame without
