@@ -305,7 +305,7 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
                 .features()
                 .contains(wgpu::Features::TIMESTAMP_QUERY) =>
         {
-            "timestamp queries around the evaluate pass (MotionWorld::gpu_pass_time)"
+            "timestamp queries around the evaluate pass (world.gpu_mut().pass_time())"
         }
         _ => {
             "wall time of one update plus a blocking device poll (an upper bound: the device \
