@@ -44,7 +44,8 @@
 //! - [`error`]: every error type, with the table of which bad input gives which.
 //! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's),
 //!   [`GpuTarget`](gpu::GpuTarget) (values written into a user buffer), readback modes;
-//!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`].
+//!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`]; settings and
+//!   counters through [`MotionWorld::gpu`] and [`MotionWorld::gpu_mut`].
 //! - [`Sequence`]: motions placed on one timeline (append, join, insert, intervals, nesting),
 //!   run as one motion with its own ease, loops and callbacks.
 //! - [`MotionWorld::completion`]: a future per motion; [`MotionWorld::debug_snapshot`]: a
