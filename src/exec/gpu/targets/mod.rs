@@ -43,7 +43,7 @@ pub(crate) use scatter::{binding_size, probe};
 /// [`GpuContext`](super::GpuContext) (share a renderer's device with
 /// [`GpuContext::from_device`](super::GpuContext::from_device)), and stay alive (not
 /// destroyed) while motions target it: a buffer the device no longer accepts costs the
-/// motions that target it their targets ([`GpuError::TargetsLost`]). A buffer of another
+/// motions that target it their targets ([`GpuError::TargetsLost`](crate::gpu::GpuError::TargetsLost)). A buffer of another
 /// device of the same `wgpu::Instance` is a build error; one of another `Instance` cannot be
 /// told apart (wgpu 30 names buffers by ids that are unique only within an instance), so
 /// never pass one. Values are written in every update, before the
