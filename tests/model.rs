@@ -530,10 +530,12 @@ impl Case {
                 m.t
             );
             let time = self.world.time(h).unwrap();
-            // docs/semantics.md §1: re-anchoring moves a clock by at most 2^-46 of the larger
-            // of the clock and the world time (the anchor grid), which long runs make visible.
+            // docs/semantics.md §1: re-anchoring moves a clock by at most two steps of the
+            // anchor grid, 2^-46 of the larger of the clock and the world time, times the
+            // playback speed (the base is stored on the grid; the clock is (W − base) · speed),
+            // which long runs make visible.
             let w = self.world.world_time(m.spec.time_kind);
-            let grid = m.t.abs().max(w) * 2f64.powi(-46);
+            let grid = m.t.abs().max(w) * m.speed.abs().max(1.0) * 2f64.powi(-46);
             prop_assert!(
                 (time - m.t).abs() <= 1e-9 * m.t.abs().max(1.0) + grid,
                 "clock of {}: world {}, model {}",

@@ -312,7 +312,7 @@ impl MotionWorld {
 /// clock). Elsewhere the base rounds to the grid, and where that puts the clock across a
 /// boundary that `keep` rejects (a status or loop count the motion must keep), the grid's
 /// next base on either side, nearer `time` first, is tried: the clock then moves by at most
-/// two grid steps (2^-46 of the larger of the clock and world time), never more. Where no
+/// two grid steps (2^-46 of the larger of the clock and world time, times the speed), never more. Where no
 /// candidate passes (a loop far below the grid's resolution), the nearest stays. Returns the
 /// evaluation at the anchor.
 fn anchor_keeping(
