@@ -7,6 +7,7 @@
 
 pub mod baseline;
 pub mod conformance;
+pub mod dispatch;
 pub mod font;
 pub mod parity;
 pub mod plot;

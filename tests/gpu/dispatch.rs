@@ -4,22 +4,26 @@
 //! The real limit is 65 535 workgroups per axis, so "just over the limit" for the evaluate
 //! pass (256 rows per workgroup) is 16 776 961 rows: gigabytes of motions, too much for a
 //! software adapter in a test. The fold logic does not depend on the limit's value, so the
-//! test caps it (`set_gpu_max_workgroups_per_axis`) and runs worlds just over `n × 256` and
+//! test caps it (`world.gpu_mut().set_max_workgroups_per_axis`) and runs worlds just over `n × 256` and
 //! `3 × n × 256` rows. Every motion has a bind, so the gather pass (64 per workgroup) folds
 //! too, and so does the apply pass of the first upload and of the moves after mass
 //! cancellation. Every row's value is checked against the CPU's f64 evaluation.
 //! `full_size_dispatch` runs the real thing; it is ignored by default (run it on a real GPU
-//! with `cargo test --release --test gpu_dispatch -- --ignored`).
+//! with `cargo test --release --test gpu dispatch -- --ignored`).
 
 use crate::common;
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::AtomicU32;
 use std::sync::Arc;
 
 use wgpu_tween::gpu::GpuContext;
-use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{Executor, MotionHandle, MotionWorld};
 
-/// A world of `count` distinct motions, each binding into its own cell of `cells`.
+#[path = "../../bench/src/dispatch.rs"]
+mod shared_dispatch;
+
+/// A GPU world (the dispatch cap lowered to `max_per_axis`) of `count` distinct bound
+/// motions.
 fn build(
     ctx: &GpuContext,
     count: usize,
@@ -30,47 +34,21 @@ fn build(
     if let Some(n) = max_per_axis {
         world.gpu_mut().set_max_workgroups_per_axis(n);
     }
-    world.reserve(count);
-    let cells: Arc<Vec<AtomicU32>> = Arc::new((0..count).map(|_| AtomicU32::new(0)).collect());
-    let mut handles = Vec::with_capacity(count);
-    for i in 0..count {
-        let cells = Arc::clone(&cells);
-        // Distinct per row: start, span, duration and ease all vary with i.
-        let h = Motion::new(i as f32, i as f32 + 1000.0, 1.0 + (i % 7) as f32 * 0.25)
-            .ease(Ease::ALL[i % Ease::ALL.len()])
-            .loops(-1, LoopType::Yoyo)
-            .immediate_bind(false)
-            .bind(&mut world, move |v: f32| {
-                cells[i].store(v.to_bits(), Ordering::Relaxed)
-            })
-            .expect("motion");
-        handles.push(h);
-    }
+    let (handles, cells) = shared_dispatch::bound_motions(&mut world, count).expect("motions");
     (world, handles, cells)
 }
 
-/// Checks every live motion's bound value against the CPU's evaluation from its anchor.
+/// Checks every live motion's bound value against the CPU's evaluation from its anchor;
+/// returns how many were live.
 fn check_all(
     world: &MotionWorld,
     handles: &[MotionHandle],
     cells: &[AtomicU32],
     what: &str,
 ) -> usize {
-    let mut checked = 0;
-    for (i, &h) in handles.iter().enumerate() {
-        if !world.is_active(h) {
-            continue;
-        }
-        let got = f32::from_bits(cells[i].load(Ordering::Relaxed));
-        let want = world.value::<f32>(h).expect("value");
-        assert!(
-            (got - want).abs() <= 1e-4 * 1000.0 + 4.0 * f32::EPSILON * want.abs(),
-            "{what}: motion {i} of {}: GPU {got}, CPU {want}",
-            handles.len()
-        );
-        checked += 1;
-    }
-    checked
+    let checked = shared_dispatch::check_bound(world, handles, cells).expect("values");
+    assert_eq!(checked.first, None, "{what}");
+    checked.live
 }
 
 fn run(ctx: &GpuContext, count: usize, max_per_axis: Option<u32>) {

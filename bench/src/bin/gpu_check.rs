@@ -17,15 +17,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 use wgpu_tween::gpu::GpuContext;
-use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionWorld};
+use wgpu_tween::{Executor, MotionWorld};
 use wgpu_tween_bench::workload::{self, Engine};
-use wgpu_tween_bench::{conformance, parity};
+use wgpu_tween_bench::{conformance, dispatch, parity};
 
 /// The vendored vectors, embedded.
 const EMBEDDED: [(&str, &str); 4] = [
@@ -130,21 +128,7 @@ fn conformance_set(
 /// evaluation from the motion's anchor (as `tests/gpu/dispatch.rs`).
 fn full_dispatch(ctx: &GpuContext, count: usize) -> Result<(Value, String), String> {
     let mut world = gpu_world(ctx);
-    world.reserve(count);
-    let cells: Arc<Vec<AtomicU32>> = Arc::new((0..count).map(|_| AtomicU32::new(0)).collect());
-    let mut handles = Vec::with_capacity(count);
-    for i in 0..count {
-        let cells = Arc::clone(&cells);
-        let h = Motion::new(i as f32, i as f32 + 1000.0, 1.0 + (i % 7) as f32 * 0.25)
-            .ease(Ease::ALL[i % Ease::ALL.len()])
-            .loops(-1, LoopType::Yoyo)
-            .immediate_bind(false)
-            .bind(&mut world, move |v: f32| {
-                cells[i].store(v.to_bits(), Ordering::Relaxed)
-            })
-            .map_err(|e| e.to_string())?;
-        handles.push(h);
-    }
+    let (handles, cells) = dispatch::bound_motions(&mut world, count).map_err(|e| e.to_string())?;
     let start = Instant::now();
     world.update(0.37).map_err(|e| e.to_string())?;
     let update_ms = start.elapsed().as_secs_f64() * 1e3;
@@ -154,16 +138,8 @@ fn full_dispatch(ctx: &GpuContext, count: usize) -> Result<(Value, String), Stri
     if world.active_executor() != Executor::Gpu {
         return Err("the world left the GPU executor".into());
     }
-    let mut wrong = 0usize;
-    let mut first = None;
-    for (i, &h) in handles.iter().enumerate() {
-        let got = f32::from_bits(cells[i].load(Ordering::Relaxed));
-        let want = world.value::<f32>(h).map_err(|e| e.to_string())?;
-        if (got - want).abs() > 1e-4 * 1000.0 + 4.0 * f32::EPSILON * want.abs() {
-            wrong += 1;
-            first.get_or_insert(format!("motion {i}: GPU {got}, CPU {want}"));
-        }
-    }
+    let checked = dispatch::check_bound(&world, &handles, &cells).map_err(|e| e.to_string())?;
+    let (wrong, first) = (checked.wrong, checked.first);
     let line = format!("{count} motions, {wrong} wrong, first update {update_ms:.1} ms");
     match first {
         None => Ok((json!({ "motions": count, "update_ms": update_ms }), line)),
