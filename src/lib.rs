@@ -63,6 +63,7 @@ mod motion;
 mod table;
 mod world;
 
+pub use crate::core::angle::Angle;
 pub use crate::core::curve::{
     AnimationCurve, Keyframe, WeightedMode, WrapMode, MAX_CURVE_KEYS, MAX_CURVE_MAGNITUDE,
 };
@@ -76,11 +77,20 @@ pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use motion::builder::Motion;
 pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};
+/// `#[derive(Animatable)]` (feature `derive`): a struct of lerped fields (`f32`, glam vectors,
+/// [`Color`], [`Angle`], ...) animates as their lanes side by side, at most four in all.
+#[cfg(feature = "derive")]
+pub use wgpu_tween_derive::Animatable;
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
     TimeDeltas, WorldGpu, WorldGpuMut, MAX_TIME,
 };
+
+/// The glam this crate animates (`Vec2`, `Vec3`, `Vec4`, `Quat`): use it to match versions.
+pub use glam;
+/// The wgpu this crate runs on: use it to match versions when sharing a renderer's device.
+pub use wgpu;
 
 /// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's),
 /// [`GpuTarget`](gpu::GpuTarget)s that write values into a renderer's buffers, readback modes

@@ -141,6 +141,24 @@ impl Color {
 ///     fn from_lanes(l: [f32; 4]) -> Self { Size { w: l[0], h: l[1] } }
 /// }
 /// ```
+///
+/// A type with more than four lanes does not compile once a motion animates it:
+///
+/// ```compile_fail
+/// use wgpu_tween::{Animatable, Interpolation, Motion};
+///
+/// #[derive(Clone, Copy)]
+/// struct Five([f32; 5]);
+///
+/// impl Animatable for Five {
+///     const LANES: usize = 5;
+///     const INTERPOLATION: Interpolation = Interpolation::Lerp;
+///     fn to_lanes(self) -> [f32; 4] { [self.0[0], self.0[1], self.0[2], self.0[3]] }
+///     fn from_lanes(l: [f32; 4]) -> Self { Five([l[0], l[1], l[2], l[3], 0.0]) }
+/// }
+///
+/// let _ = Motion::new(Five([0.0; 5]), Five([1.0; 5]), 1.0); // error: LANES must be 1..=4
+/// ```
 pub trait Animatable: Copy + Send + 'static {
     /// Lanes in use, 1..=4.
     const LANES: usize;
@@ -150,6 +168,15 @@ pub trait Animatable: Copy + Send + 'static {
     fn to_lanes(self) -> [f32; 4];
     /// The value from lanes.
     fn from_lanes(lanes: [f32; 4]) -> Self;
+    /// The end the lanes are interpolated toward, given the start: `to` itself for every
+    /// built-in type but [`Angle`](crate::Angle), which takes the turn of `to` nearest
+    /// `from` (the shorter arc). [`Motion::new`](crate::Motion::new) calls it.
+    #[inline]
+    #[must_use]
+    fn path_end(from: Self, to: Self) -> Self {
+        let _ = from;
+        to
+    }
     /// The value from lanes for a motion built with rounding mode `mode` (see
     /// [`Motion::rounding`](crate::Motion::rounding)). Only integer types round; the
     /// default ignores the mode.
@@ -158,6 +185,20 @@ pub trait Animatable: Copy + Send + 'static {
         let _ = mode;
         Self::from_lanes(lanes)
     }
+}
+
+/// `T::LANES`, checked when a motion of `T` is built: a type with no lanes or more than four
+/// is a compile-time error (it would not fit a row), not a silently truncated motion.
+pub(crate) struct CheckedLanes<T>(std::marker::PhantomData<T>);
+
+impl<T: Animatable> CheckedLanes<T> {
+    pub(crate) const LANES: usize = {
+        assert!(
+            T::LANES >= 1 && T::LANES <= 4,
+            "Animatable::LANES must be 1, 2, 3 or 4"
+        );
+        T::LANES
+    };
 }
 
 /// A type that can punch and shake ([`Motion::punch`](crate::Motion::punch),

@@ -7,7 +7,9 @@ use crate::core::ease::{Ease, ParametricEase};
 use crate::core::handle::MotionHandle;
 use crate::core::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
-use crate::core::value::{Animatable, Integer, Interpolation, Lanes, RoundingMode, Vibrate};
+use crate::core::value::{
+    Animatable, CheckedLanes, Integer, Interpolation, Lanes, RoundingMode, Vibrate,
+};
 use crate::error::BuildError;
 use crate::exec::gpu::GpuTarget;
 use crate::world::built::{BuiltMotion, MotionOptions};
@@ -65,9 +67,10 @@ impl<T: Animatable> Motion<T> {
     /// A motion from `from` to `to` over `duration` seconds: linear, one loop, no delay,
     /// speed 1, scaled time, immediate bind on, nothing skipped.
     pub fn new(from: T, to: T, duration: f32) -> Self {
+        let _ = CheckedLanes::<T>::LANES; // a compile-time error for more than four lanes
         Self {
             from,
-            to,
+            to: T::path_end(from, to),
             duration,
             ease: Ease::Linear,
             parametric: None,

@@ -87,6 +87,17 @@ pub fn own_device(
     limits: impl FnOnce(&wgpu::Limits) -> wgpu::Limits,
     features: impl FnOnce(wgpu::Features) -> wgpu::Features,
 ) -> Option<GpuContext> {
+    let (device, queue, info) = own_raw_device(label, limits, features)?;
+    Some(GpuContext::from_device(device, queue, info))
+}
+
+/// [`own_device`]'s device, queue and adapter description, before a context is made.
+#[allow(dead_code)] // not every test binary makes its own contexts
+pub fn own_raw_device(
+    label: &'static str,
+    limits: impl FnOnce(&wgpu::Limits) -> wgpu::Limits,
+    features: impl FnOnce(wgpu::Features) -> wgpu::Features,
+) -> Option<(wgpu::Device, wgpu::Queue, wgpu::AdapterInfo)> {
     gpu()?;
     pollster::block_on(async {
         let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
@@ -110,7 +121,7 @@ pub fn own_device(
             })
             .await
             .expect("a device of the test adapter");
-        Some(GpuContext::from_device(device, queue, adapter.get_info()))
+        Some((device, queue, adapter.get_info()))
     })
 }
 

@@ -366,3 +366,28 @@ fn pipelined_readback_binds_the_end_value_on_completion() {
         "the completing bind received a stale value; binds: {seen:?}"
     );
 }
+
+#[test]
+fn a_renderers_device_lost_callback_still_runs() {
+    let Some((device, queue, info)) = common::own_raw_device(
+        "renderer",
+        |supported| wgpu::Limits::default().or_worse_values_from(supported),
+        |_| wgpu::Features::empty(),
+    ) else {
+        return;
+    };
+    let seen = Arc::new(Mutex::new(None));
+    let sink = Arc::clone(&seen);
+    let ctx = GpuContext::from_device_with_lost_callback(device, queue, info, move |reason, _| {
+        *sink.lock().unwrap() = Some(reason);
+    });
+    assert!(!ctx.is_lost());
+    ctx.device().destroy();
+    let _ = ctx.device().poll(wgpu::PollType::wait_indefinitely());
+    assert!(ctx.is_lost(), "the context saw the loss");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        Some(wgpu::DeviceLostReason::Destroyed),
+        "and the renderer's callback ran, with wgpu's reason"
+    );
+}

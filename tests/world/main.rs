@@ -11,6 +11,7 @@ mod callback_order;
 mod clock_exactness;
 mod completion_futures;
 mod curves;
+mod derive;
 mod drop_panics;
 mod examples;
 mod handles;

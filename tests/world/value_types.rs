@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use glam::{Quat, Vec3};
 use wgpu_tween::{
-    Animatable, BuildError, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld, RoundingMode,
+    Angle, Animatable, BuildError, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld,
+    RoundingMode,
 };
 
 /// Binds a motion and returns the cell its bind writes to.
@@ -99,6 +100,34 @@ fn rounding_modes_through_motions_on_every_executor() {
                 world.value::<i32>(handle).unwrap(),
                 want as i32,
                 "value {at}"
+            );
+        }
+    }
+}
+
+#[test]
+fn angles_turn_the_short_way_on_every_executor() {
+    for exec in common::executors() {
+        let mut world = exec.world();
+        // 350° → 10° linearly over 1 s: 20° in all, through 0° (360°), never 180°.
+        let forward = bound(
+            &mut world,
+            Motion::new(Angle::from_degrees(350.0), Angle::from_degrees(10.0), 1.0),
+        );
+        // 10° → 350°: −20° in all, through 0°.
+        let backward = bound(
+            &mut world,
+            Motion::new(Angle::from_degrees(10.0), Angle::from_degrees(350.0), 1.0).preserve(),
+        );
+        for (dt, fwd, back) in [(0.25, 355.0, 5.0), (0.25, 360.0, 0.0), (0.5, 370.0, -10.0)] {
+            world.update(dt).unwrap();
+            let at = exec.name();
+            let got = forward.lock().unwrap().to_degrees();
+            assert!((got - fwd).abs() < 1e-3, "{at}: forward {got}, want {fwd}");
+            let got = backward.lock().unwrap().to_degrees();
+            assert!(
+                (got - back).abs() < 1e-3,
+                "{at}: backward {got}, want {back}"
             );
         }
     }

@@ -90,12 +90,44 @@ impl GpuContext {
     /// on a table of more than one page with sequences, the values their children read (4
     /// bytes per row) must fit one binding, else the update fails with
     /// [`GpuError::TooLarge`].
+    ///
+    /// wgpu keeps one device-lost callback per device, and this installs the context's (it
+    /// is how the world learns to fall back to the CPU executor). A renderer that has a
+    /// device-lost callback of its own passes it to
+    /// [`from_device_with_lost_callback`](Self::from_device_with_lost_callback) instead,
+    /// which calls it after the context's.
     #[must_use]
     pub fn from_device(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        Self::from_device_with_lost_callback(device, queue, info, |_, _| {})
+    }
+
+    /// [`from_device`](Self::from_device) for a renderer with its own device-lost callback:
+    /// the context installs one callback that marks the context lost and then calls
+    /// `on_lost` with wgpu's reason and message. (Installing a callback on the device later
+    /// would replace the context's, and the world would learn of the loss only from failing
+    /// updates.)
+    ///
+    /// ```no_run
+    /// # fn renderer() -> (wgpu::Device, wgpu::Queue, wgpu::AdapterInfo) { unimplemented!() }
+    /// use wgpu_tween::gpu::GpuContext;
+    ///
+    /// let (device, queue, info) = renderer();
+    /// let ctx = GpuContext::from_device_with_lost_callback(device, queue, info, |reason, message| {
+    ///     eprintln!("device lost ({reason:?}): {message}"); // the renderer's own handling
+    /// });
+    /// ```
+    #[must_use]
+    pub fn from_device_with_lost_callback(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        on_lost: impl Fn(wgpu::DeviceLostReason, String) + Send + 'static,
+    ) -> Self {
         let lost = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&lost);
-        device.set_device_lost_callback(move |_reason, _message| {
+        device.set_device_lost_callback(move |reason, message| {
             flag.store(true, Ordering::Release);
+            on_lost(reason, message);
         });
         Self {
             inner: Arc::new(Shared {
