@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wgpu_tween::gpu::{GpuContext, GpuTarget};
-use wgpu_tween::{Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
 
 use super::{phase, target, DURATION};
 use crate::baseline::BaselineLoop;
@@ -313,7 +313,12 @@ struct Animato(animato_gpu::GpuAnimationBatch);
 
 impl Motions for Animato {
     fn step(&mut self, dt: f32) -> Result<(), Failure> {
+        let gpu = self.0.backend() == animato_gpu::GpuBackend::Gpu;
         self.0.tick(dt);
+        // A failed dispatch silently continues on its CPU path: that is not its GPU column.
+        if gpu && self.0.backend() != animato_gpu::GpuBackend::Gpu {
+            return Err("animato-gpu's GPU batch fell back to its CPU path".into());
+        }
         black_box(self.0.read_back());
         Ok(())
     }
@@ -385,6 +390,10 @@ impl Motions for World {
         self.world.update(f64::from(dt))?;
         if let Some(ctx) = &self.gpu {
             ctx.device().poll(wgpu::PollType::wait_indefinitely())?;
+            // A GPU error moves the world to the CPU executor: not this column's numbers.
+            if let Some(e) = self.world.take_gpu_error() {
+                return Err(e.to_string().into());
+            }
         }
         black_box(&self.world);
         Ok(())
@@ -423,22 +432,34 @@ fn world(gpu: Option<&GpuContext>, n: usize) -> Result<MotionWorld, Failure> {
     Ok(world)
 }
 
-/// Creates the N motions with `add` (timed), then staggers them.
+/// Creation one motion at a time: `add(world, i)` for every `i < n`, handles appended.
+fn each(
+    n: usize,
+    mut add: impl FnMut(&mut MotionWorld, usize) -> Result<MotionHandle, BuildError>,
+) -> impl FnOnce(&mut MotionWorld, &mut Vec<MotionHandle>) -> Result<(), BuildError> {
+    move |world, handles| {
+        for i in 0..n {
+            handles.push(add(world, i)?);
+        }
+        Ok(())
+    }
+}
+
+/// Creates the N motions with `create` (timed; it appends their handles in creation order),
+/// then staggers them.
 fn wt_world(
     gpu: Option<&GpuContext>,
     n: usize,
     out: Out,
-    mut add: impl FnMut(&mut MotionWorld, usize) -> Result<MotionHandle, wgpu_tween::BuildError>,
+    create: impl FnOnce(&mut MotionWorld, &mut Vec<MotionHandle>) -> Result<(), BuildError>,
 ) -> Result<Built, Failure> {
     let mut world = world(gpu, n)?;
     let mut handles = Vec::with_capacity(n);
-    let (made, create) = timed(|| {
-        for i in 0..n {
-            handles.push(add(&mut world, i)?);
-        }
-        Ok::<(), wgpu_tween::BuildError>(())
-    });
+    let (made, create) = timed(|| create(&mut world, &mut handles));
     made?;
+    if handles.len() != n {
+        return Err(format!("{} handles for {n} motions", handles.len()).into());
+    }
     for (i, &h) in handles.iter().enumerate() {
         world.set_time(h, f64::from(phase(i)))?;
     }
@@ -454,28 +475,38 @@ fn wt_world(
 }
 
 fn wt_run(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
-    Some(wt_world(None, n, Out::None, |w, i| motion(i).run(w)))
+    Some(wt_world(
+        None,
+        n,
+        Out::None,
+        each(n, |w, i| motion(i).run(w)),
+    ))
 }
 
 fn wt_bind(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
     let slots: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let out = Out::Slots(Arc::clone(&slots));
-    Some(wt_world(None, n, out, move |w, i| {
-        let slots = Arc::clone(&slots);
-        motion(i).bind(w, move |v| slots[i].store(v.to_bits(), Ordering::Relaxed))
-    }))
+    Some(wt_world(
+        None,
+        n,
+        out,
+        each(n, move |w, i| {
+            let slots = Arc::clone(&slots);
+            motion(i).bind(w, move |v| slots[i].store(v.to_bits(), Ordering::Relaxed))
+        }),
+    ))
 }
 
 /// Host targets (issue 17 item 2: a world-owned f32 array registered once, motion `i`
-/// writing element `i`, the step reading the array) fill this column once that API exists;
-/// until then there is nothing to build.
+/// writing element `i`) fill this column once that API exists, as a `wt_world` with an `Out`
+/// that reads the array; until then there is nothing to build.
 fn wt_host(_: &Env, _n: usize) -> Option<Result<Built, Failure>> {
     None
 }
 
 /// Batch spawning (issue 17 item 4: the N motions of one configuration added in one call,
-/// `from`/`to` per index) fills this creation column once that API exists; until then there
-/// is nothing to build.
+/// `from`/`to` per index) fills this creation column once that API exists, as a `wt_world`
+/// whose creation appends the batch's handles; until then there is nothing to build.
 fn wt_batch(_: &Env, _n: usize) -> Option<Result<Built, Failure>> {
     None
 }
@@ -489,15 +520,25 @@ fn wt_gpu_targets(env: &Env, n: usize) -> Option<Result<Built, Failure>> {
         mapped_at_creation: false,
     });
     let out = Out::Buffer(buffer.clone());
-    Some(wt_world(Some(ctx), n, out, move |w, i| {
-        let index = u32::try_from(i).unwrap_or(u32::MAX);
-        motion(i).bind_to_buffer(w, GpuTarget::new(buffer.clone(), index, 1, 0))
-    }))
+    Some(wt_world(
+        Some(ctx),
+        n,
+        out,
+        each(n, move |w, i| {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            motion(i).bind_to_buffer(w, GpuTarget::new(buffer.clone(), index, 1, 0))
+        }),
+    ))
 }
 
 fn wt_gpu(env: &Env, n: usize) -> Option<Result<Built, Failure>> {
     let ctx = env.gpu.as_ref()?;
-    Some(wt_world(Some(ctx), n, Out::None, |w, i| motion(i).run(w)))
+    Some(wt_world(
+        Some(ctx),
+        n,
+        Out::None,
+        each(n, |w, i| motion(i).run(w)),
+    ))
 }
 
 /// Copies `buffer` (f32s, `COPY_SRC`) back to the host.

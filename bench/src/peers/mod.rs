@@ -316,13 +316,21 @@ mod tests {
 
     #[test]
     fn the_gpu_contenders_compute_the_workload() {
-        let Ok(ctx) = wgpu_tween::gpu::GpuContext::new() else {
-            return;
+        let ctx = match wgpu_tween::gpu::GpuContext::new() {
+            Ok(ctx) => ctx,
+            Err(e) if std::env::var("WGPU_TWEEN_REQUIRE_GPU").is_ok_and(|v| v == "1") => {
+                panic!("WGPU_TWEEN_REQUIRE_GPU=1 but no GPU: {e}")
+            }
+            Err(_) => return,
         };
         let env = Env {
             gpu: Some(ctx),
             animato: animato_device(),
         };
+        assert!(
+            env.animato.is_some(),
+            "animato-gpu finds the adapter wgpu-tween found"
+        );
         for contender in CONTENDERS
             .iter()
             .filter(|c| ["animato_gpu", "wt_gpu_targets", "wt_gpu"].contains(&c.key))
