@@ -28,6 +28,9 @@ pub const WARMUP_FRAMES: u32 = 3;
 pub const MIN_MEASURED: Duration = Duration::from_millis(100);
 /// At most this many updates are measured per cell.
 pub const MAX_FRAMES: usize = 20_000;
+/// At most this many builds are timed per cell, after an untimed one (the creation table's
+/// median).
+pub const CREATE_ROUNDS: usize = 5;
 /// Schema version of [`PeerReport`].
 pub const VERSION: u32 = 1;
 
@@ -134,6 +137,33 @@ pub fn measure(motions: &mut dyn Motions, min_frames: usize) -> Result<(Duration
     Ok((samples[samples.len() / 2], samples.len()))
 }
 
+/// Builds `contender`'s motions once untimed (a warm-up: the allocator's first touches of
+/// fresh memory), then at least once more and up to [`CREATE_ROUNDS`] times until
+/// [`MIN_MEASURED`] has passed: the median creation time of those (one build is one sample,
+/// which a preemption spoils at small N) and the last build. `None` where it does not run.
+fn build(contender: &Contender, env: &Env, n: usize) -> Option<Result<(Duration, Built), Failure>> {
+    let mut warm_up = true;
+    let mut times = Vec::new();
+    let mut last = None;
+    let mut started = Instant::now();
+    while times.is_empty() || (times.len() < CREATE_ROUNDS && started.elapsed() < MIN_MEASURED) {
+        drop(last.take()); // the previous build's memory goes first
+        let built = match (contender.build)(env, n)? {
+            Ok(built) => built,
+            Err(e) => return Some(Err(e)),
+        };
+        if warm_up {
+            warm_up = false;
+            started = Instant::now();
+        } else {
+            times.push(built.create);
+        }
+        last = Some(built);
+    }
+    times.sort_unstable();
+    Some(Ok((times[times.len() / 2], last?)))
+}
+
 /// Builds and measures `contender` at `n`.
 pub fn run_cell(contender: &Contender, env: &Env, n: usize, min_frames: usize) -> Cell {
     let mut cell = Cell {
@@ -145,12 +175,12 @@ pub fn run_cell(contender: &Contender, env: &Env, n: usize, min_frames: usize) -
         error: None,
     };
     let per = |d: Duration| d.as_nanos() as f64 / n.max(1) as f64;
-    match (contender.build)(env, n) {
+    match build(contender, env, n) {
         None => {}
         Some(Err(e)) => cell.error = Some(e.to_string()),
-        Some(Ok(mut built)) => {
+        Some(Ok((create, mut built))) => {
             if contender.shows.creation() {
-                cell.create_ns = Some(per(built.create));
+                cell.create_ns = Some(per(create));
             }
             if contender.shows.updates() {
                 match measure(built.motions.as_mut(), min_frames) {
