@@ -1,7 +1,8 @@
 //! wgpu-tween's lab: the benchmark binary's parts (the mixed workload and its measurement,
 //! the JSON report, the plot with its pixel font), the same-run floors it is measured
 //! against ([`baseline`]), the conformance-vector runner shared by the library's
-//! `tests/conformance.rs` and the real-GPU check (`gpu-check`), and that check's parts.
+//! `tests/conformance.rs` and the real-GPU check (`gpu-check`), that check's parts, and the
+//! peer benchmark ([`peers`]: the same workload in peer crates, same run).
 
 #![warn(missing_docs)]
 
@@ -10,6 +11,7 @@ pub mod conformance;
 pub mod dispatch;
 pub mod font;
 pub mod parity;
+pub mod peers;
 pub mod plot;
 pub mod report;
 pub mod workload;

@@ -8,16 +8,21 @@
 //! hand-written loop of [`wgpu_tween_bench::baseline`] for the CPU, a trivial lerp kernel for the
 //! GPU) with the ratio. A progress bar runs on stderr; `--json` writes the results and
 //! `--plot` a PNG of ns per motion against N.
+//!
+//! `cargo run --release -- peers [OPTIONS]` runs the peer benchmark instead
+//! ([`wgpu_tween_bench::peers`]): issue 17's looping f32 workload in a hand-written loop, peer
+//! crates and wgpu-tween, side by side, as markdown tables.
 
 use std::error::Error;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use clap::{Parser, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween_bench::baseline::BaselineLoop;
+use wgpu_tween_bench::peers::{self, PeerReport};
 
 use wgpu_tween_bench::plot::{self, Series};
 use wgpu_tween_bench::report::{Report, Row, VERSION};
@@ -36,8 +41,14 @@ enum Which {
 
 /// wgpu-tween's headless benchmark: N mixed motions per executor, against same-run floors.
 #[derive(Debug, Parser)]
-#[command(name = "wgpu-tween-bench", version)]
+#[command(
+    name = "wgpu-tween-bench",
+    version,
+    args_conflicts_with_subcommands = true
+)]
 struct Options {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Motion counts, comma-separated (`k`/`m` suffixes allowed: `10k,1m`).
     #[arg(long, value_delimiter = ',', value_parser = parse_count,
           default_values_t = [1_000usize, 10_000, 100_000, 1_000_000])]
@@ -58,6 +69,30 @@ struct Options {
     /// Write a PNG plot of ns per motion against N, per executor, to this file.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The peer benchmark: looping f32 OutQuad motions in a hand-written loop, peer crates
+    /// (tween, keyframe, glissade, animato-gpu) and wgpu-tween, as markdown tables.
+    Peers(PeersOptions),
+}
+
+#[derive(Debug, Args)]
+struct PeersOptions {
+    /// Motion counts, comma-separated (`k`/`m` suffixes allowed).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          default_values_t = [1_000usize, 100_000, 1_000_000])]
+    motions: Vec<usize>,
+    /// Updates measured per cell at least (more until 100 ms were measured).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
+    /// Skip the GPU columns (wgpu-tween's GPU executor, animato-gpu's GPU batch).
+    #[arg(long)]
+    cpu_only: bool,
+    /// Write the results as JSON to this file.
+    #[arg(long, value_name = "PATH")]
+    json: Option<PathBuf>,
 }
 
 fn parse_count(s: &str) -> Result<usize, String> {
@@ -389,9 +424,67 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+fn run_peers(options: &PeersOptions) -> Result<(), Box<dyn Error>> {
+    let started_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut motions = options.motions.clone();
+    motions.sort_unstable();
+    motions.dedup();
+    let (gpu, gpu_line) = if options.cpu_only {
+        (None, "GPU columns not requested (--cpu-only)".to_string())
+    } else {
+        probe_gpu()
+    };
+    println!("{gpu_line}");
+    println!("{}", peers::describe());
+    let env = peers::Env {
+        // Only where wgpu-tween found an adapter (`WGPU_ADAPTER_NAME` and all).
+        animato: gpu.as_ref().and_then(|_| peers::animato_device()),
+        gpu,
+    };
+    let progress = ProgressBar::new((motions.len() * peers::CONTENDERS.len()) as u64);
+    if let Ok(style) =
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+    {
+        progress.set_style(style.progress_chars("=> "));
+    }
+    let mut cells = Vec::new();
+    for &n in &motions {
+        for contender in &peers::CONTENDERS {
+            progress.set_message(format!("N={n}: {}", contender.key));
+            cells.push(peers::run_cell(contender, &env, n, options.frames as usize));
+            progress.inc(1);
+        }
+    }
+    progress.finish_and_clear();
+    let report = PeerReport {
+        version: peers::VERSION,
+        started_unix,
+        cores: std::thread::available_parallelism().map_or(1, usize::from),
+        workload: peers::describe(),
+        gpu: gpu_line,
+        columns: peers::columns(),
+        cells,
+    };
+    println!();
+    print!("{}", peers::markdown(&report));
+    if let Some(path) = &options.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("JSON: {}", path.display());
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let options = Options::parse();
-    match run(options) {
+    let mut options = Options::parse();
+    let result = match options.command.take() {
+        Some(Command::Peers(peers)) => run_peers(&peers),
+        None => run(options),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

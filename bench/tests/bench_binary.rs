@@ -247,3 +247,72 @@ fn gpu_check_reports_a_wrong_vector_and_exits_1() {
         "{error}"
     );
 }
+
+#[test]
+fn peers_at_a_tiny_n_prints_both_tables_and_its_json() {
+    let json = scratch("peers.json");
+    let _ = std::fs::remove_file(&json);
+    let output = run(&[
+        "peers",
+        "--motions",
+        "300",
+        "--frames",
+        "2",
+        "--json",
+        json.to_str().expect("utf-8 path"),
+    ]);
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("ns per motion per update"), "{stdout}");
+    assert!(stdout.contains("creation, ns per motion"), "{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("| 300 |")).count(),
+        2
+    );
+    assert!(!stdout.contains("error"), "{stdout}");
+
+    let text = std::fs::read_to_string(&json).expect("JSON written");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON parses");
+    assert_eq!(report["version"], 1);
+    let cells = report["cells"].as_array().expect("cells");
+    let cell = |key: &str| {
+        cells
+            .iter()
+            .find(|c| c["contender"] == key)
+            .unwrap_or_else(|| panic!("a {key} cell"))
+    };
+    // Every CPU contender was measured, with finite positive times.
+    for key in [
+        "floor",
+        "tween",
+        "keyframe",
+        "glissade",
+        "animato_cpu",
+        "wt_run",
+        "wt_bind",
+    ] {
+        let v = cell(key)["update_ns"].as_f64().unwrap_or(f64::NAN);
+        assert!(v.is_finite() && v > 0.0, "{key}: {v}");
+        assert!(cell(key)["frames"].as_u64().unwrap_or(0) >= 2, "{key}");
+    }
+    let create = cell("wt_bind")["create_ns"].as_f64().unwrap_or(f64::NAN);
+    assert!(create.is_finite() && create > 0.0, "{create}");
+    // The GPU columns ran where an adapter exists.
+    let gpu = gpu_available();
+    for key in ["wt_gpu_targets", "animato_gpu"] {
+        assert_eq!(cell(key)["update_ns"].is_number(), gpu, "{key}");
+    }
+}
+
+#[test]
+fn top_level_options_do_not_combine_with_peers() {
+    let output = run(&["--frames", "1", "peers"]);
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+    let output = run(&["peers", "--motions", "0"]);
+    assert_eq!(output.status.code(), Some(2), "a usage error");
+}

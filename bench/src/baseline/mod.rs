@@ -76,6 +76,25 @@ impl BaselineLoop {
         }
     }
 
+    /// `n` motions over `duration` seconds (> 0), each with its own configuration:
+    /// `motion(i)` gives motion `i`'s start value, end value and starting clock (wrapped into
+    /// the loop). The peer benchmark's workload: `0 → i`, clocks staggered over a loop.
+    ///
+    /// # Panics
+    /// If `duration` is not a positive finite number.
+    #[must_use]
+    pub fn with_each(n: usize, duration: f32, motion: impl Fn(usize) -> (f32, f32, f32)) -> Self {
+        let mut floor = Self::with_config(n, 0.0, 0.0, duration);
+        for i in 0..n {
+            let (from, to, clock) = motion(i);
+            floor.from[i] = from;
+            floor.to[i] = to;
+            floor.out[i] = from;
+            floor.time[i] = clock.rem_euclid(duration);
+        }
+        floor
+    }
+
     /// Number of motions.
     #[must_use]
     pub fn len(&self) -> usize {
