@@ -19,7 +19,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use wgpu_tween::gpu::{GpuContext, GpuTarget, ReadbackMode};
+use wgpu_tween::gpu::{GpuContext, ReadbackMode};
 use wgpu_tween::{Color, Ease, Executor, LoopType, Motion, MotionWorld};
 
 mod common;
@@ -227,9 +227,10 @@ fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld 
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
+        let target = world.add_gpu_target(&buffer).expect("storage buffer");
         Motion::new(0.0f32, 1.0, 0.4)
             .loops(-1, LoopType::Flip)
-            .bind_to_buffer(&mut world, GpuTarget::new(buffer, 3, 4, 1))
+            .bind_to_buffer(&mut world, target.at(3, 4, 1))
             .expect("target in bounds");
     }
     world

@@ -3,3 +3,4 @@
 
 pub(crate) mod rows;
 pub(crate) mod runs;
+pub(crate) mod targets;

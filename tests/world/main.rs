@@ -14,6 +14,7 @@ mod curves;
 mod drop_panics;
 mod examples;
 mod handles;
+mod host_targets;
 mod parametric_eases;
 mod punch_shake;
 mod reentrancy;

@@ -1,0 +1,375 @@
+//! Targets: arrays of f32s that motions write their values into, registered with a world
+//! once ([`TargetId`]) and addressed per motion by element index, stride and field offset
+//! ([`Target`]). A target is a host array owned by the world (here: executor-independent
+//! output storage, filled from the table's output columns) or a GPU storage buffer (filled
+//! by the GPU's scatter pass, `exec/gpu/targets`). Both keep their motions in a
+//! [`TargetList`] of the same entries.
+//!
+//! Per-frame protocol of [`HostTargets`]: the world edits the lists as motions come and go
+//! (`add`, `remove`, `set_row`) and writes a finishing motion's final value at once
+//! ([`HostTargets::write`]); after the executor has produced this update's outputs (the CPU
+//! executor's, or the GPU executor's readback), [`HostTargets::fill`] copies every entry's
+//! value into its array.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::TargetError;
+
+/// A target registered with a world: a host array
+/// ([`MotionWorld::add_host_target`](crate::MotionWorld::add_host_target)) or a GPU storage
+/// buffer ([`MotionWorld::add_gpu_target`](crate::MotionWorld::add_gpu_target)). A small
+/// copyable id: each motion refers to it with a [`Target`] (see [`TargetId::at`]), so a
+/// million targeted motions hold no buffer clones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TargetId {
+    pub(crate) world: u32,
+    /// The index in its kind's list, with [`GPU_BIT`] for a GPU buffer.
+    pub(crate) index: u32,
+}
+
+/// [`TargetId::index`] bit of a GPU target.
+pub(crate) const GPU_BIT: u32 = 1 << 31;
+
+impl TargetId {
+    /// Where a motion writes into this target: lanes `0..n` of its value go to f32 indices
+    /// `index · stride + offset + lane` (all in f32 units, not bytes).
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld};
+    /// use glam::Vec3;
+    ///
+    /// let mut world = MotionWorld::new();
+    /// // 100 instances of 4 f32s: a position at 0..3, a scale at 3.
+    /// let instances = world.add_host_target(100 * 4);
+    /// Motion::new(Vec3::ZERO, Vec3::ONE, 1.0).target(instances.at(7, 4, 0)).run(&mut world)?;
+    /// Motion::new(1.0f32, 2.0, 1.0).target(instances.at(7, 4, 3)).run(&mut world)?;
+    /// world.update(0.5)?;
+    /// let floats = world.host_target(instances).expect("registered");
+    /// assert_eq!(&floats[28..32], &[0.5, 0.5, 0.5, 1.5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub const fn at(self, index: u32, stride: u32, offset: u32) -> Target {
+        Target {
+            id: self,
+            index,
+            stride,
+            offset,
+        }
+    }
+
+    /// Whether this is a GPU buffer (else a host array).
+    #[must_use]
+    pub const fn is_gpu(self) -> bool {
+        self.index & GPU_BIT != 0
+    }
+
+    /// The index in its kind's list.
+    pub(crate) const fn slot(self) -> u32 {
+        self.index & !GPU_BIT
+    }
+}
+
+/// Where one motion writes its value: lanes `0..n` go to f32 indices
+/// `index · stride + offset + lane` of the registered target `id`. Made by
+/// [`TargetId::at`]; passed to [`Motion::target`](crate::Motion::target).
+///
+/// The world fills a target in every update, whatever the executor, and a motion that
+/// finishes leaves its final value there (see [`MotionWorld::add_host_target`] and
+/// [`MotionWorld::add_gpu_target`](crate::MotionWorld::add_gpu_target) for when each kind is
+/// written). Two motions writing the same f32 leave an unspecified one of their values.
+///
+/// [`MotionWorld::add_host_target`]: crate::MotionWorld::add_host_target
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The registered target.
+    pub id: TargetId,
+    /// Element index.
+    pub index: u32,
+    /// Element stride, in f32s.
+    pub stride: u32,
+    /// Offset of the field within an element, in f32s.
+    pub offset: u32,
+}
+
+impl Target {
+    /// The f32 index lane 0 is written at: `index · stride + offset`.
+    #[must_use]
+    pub const fn first_float(&self) -> u64 {
+        self.index as u64 * self.stride as u64 + self.offset as u64
+    }
+
+    /// Checks that `lanes` values fit in `len` f32s; returns the first f32's index.
+    pub(crate) fn check(&self, lanes: usize, len: u64) -> Result<u32, TargetError> {
+        let first = self.first_float();
+        let end = first + lanes as u64;
+        if end > len || first > TargetEntry::MAX_FIRST {
+            return Err(TargetError::OutOfBounds { end, len });
+        }
+        Ok(first as u32)
+    }
+}
+
+/// One motion's place in a target (`TargetEntry` in `shaders/scatter.wgsl`, which reads the
+/// GPU lists).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct TargetEntry {
+    /// The motion's row.
+    pub row: u32,
+    /// f32 index of lane 0 in bits 0..30, lane count − 1 in bits 30..32.
+    pub dst: u32,
+}
+
+impl TargetEntry {
+    /// Largest f32 index a target may start at (a 4 GiB buffer holds 2^30 f32s).
+    pub const MAX_FIRST: u64 = (1 << 30) - 1;
+
+    /// An entry for `row` writing `lanes` (1..=4) values from f32 index `first`.
+    #[must_use]
+    pub fn new(row: u32, first: u32, lanes: usize) -> Self {
+        debug_assert!(u64::from(first) <= Self::MAX_FIRST && (1..=4).contains(&lanes));
+        Self {
+            row,
+            dst: first | ((lanes as u32 - 1) << 30),
+        }
+    }
+
+    /// The f32 index of lane 0.
+    #[must_use]
+    pub fn first(self) -> usize {
+        (self.dst & Self::MAX_FIRST as u32) as usize
+    }
+
+    /// The lane count (1..=4).
+    #[must_use]
+    pub fn lanes(self) -> usize {
+        (self.dst >> 30) as usize + 1
+    }
+}
+
+/// A targeting motion's place: its target's list (host or GPU) and its entry there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TargetRef {
+    /// The [`TargetId::index`] of its target ([`GPU_BIT`] set for a GPU buffer).
+    pub target: u32,
+    pub entry: u32,
+}
+
+impl TargetRef {
+    pub fn is_gpu(self) -> bool {
+        self.target & GPU_BIT != 0
+    }
+
+    /// The index in its kind's list.
+    pub fn list(self) -> u32 {
+        self.target & !GPU_BIT
+    }
+}
+
+/// The motions writing into one target: dense entries and their slots, swap-removed.
+#[derive(Default)]
+pub(crate) struct TargetList {
+    pub entries: Vec<TargetEntry>,
+    /// The slot of each entry's motion.
+    pub owners: Vec<u32>,
+    /// Most lanes of any entry so far.
+    pub max_lanes: u32,
+    /// Entries `lo..hi` changed since the GPU copy of the list was written.
+    pub dirty: Option<(u32, u32)>,
+}
+
+impl TargetList {
+    fn touch(&mut self, entry: u32) {
+        self.dirty = Some(match self.dirty {
+            Some((lo, hi)) => (lo.min(entry), hi.max(entry + 1)),
+            None => (entry, entry + 1),
+        });
+    }
+
+    /// Adds the entry of the motion in `slot`; returns its index.
+    pub fn push(&mut self, slot: u32, entry: TargetEntry) -> u32 {
+        let at = self.entries.len() as u32;
+        self.entries.push(entry);
+        self.owners.push(slot);
+        self.max_lanes = self.max_lanes.max(entry.lanes() as u32);
+        self.touch(at);
+        at
+    }
+
+    /// Removes entry `i` (`None`: no such entry). Returns the slot whose entry moved into
+    /// `i`, if one did.
+    pub fn swap_remove(&mut self, i: u32) -> Option<Option<u32>> {
+        let at = i as usize;
+        if at >= self.entries.len() {
+            return None;
+        }
+        self.entries.swap_remove(at);
+        self.owners.swap_remove(at);
+        if self.entries.capacity() > 64 && self.entries.len() * 4 <= self.entries.capacity() {
+            let keep = self.entries.len() * 2;
+            self.entries.shrink_to(keep);
+            self.owners.shrink_to(keep);
+        }
+        let moved = self.owners.get(at).copied();
+        if moved.is_some() {
+            self.touch(i);
+        }
+        Some(moved)
+    }
+
+    /// Points entry `i` at its motion's new row.
+    pub fn set_row(&mut self, i: u32, row: u32) {
+        if let Some(e) = self.entries.get_mut(i as usize) {
+            e.row = row;
+            self.touch(i);
+        }
+    }
+
+    /// Forgets every entry (keeping the GPU copy, which the next sync overwrites).
+    pub fn clear(&mut self) {
+        self.entries = Vec::new();
+        self.owners = Vec::new();
+        self.dirty = None;
+    }
+}
+
+/// A world's host arrays, each with the motions writing into it.
+#[derive(Default)]
+pub(crate) struct HostTargets {
+    /// By [`TargetId::slot`]; `None` once removed (indices are never reused, so a stale id
+    /// names nothing).
+    arrays: Vec<Option<HostArray>>,
+    /// Targeting motions.
+    len: usize,
+}
+
+struct HostArray {
+    data: Vec<f32>,
+    list: TargetList,
+}
+
+impl HostTargets {
+    /// Registers an array of `len` zeros; returns its index.
+    pub fn register(&mut self, len: usize) -> u32 {
+        self.arrays.push(Some(HostArray {
+            data: vec![0.0; len],
+            list: TargetList::default(),
+        }));
+        self.arrays.len() as u32 - 1
+    }
+
+    /// Array `i`, if registered.
+    pub fn get(&self, i: u32) -> Option<&[f32]> {
+        Some(&self.arrays.get(i as usize)?.as_ref()?.data)
+    }
+
+    /// Array `i`, if registered.
+    pub fn get_mut(&mut self, i: u32) -> Option<&mut [f32]> {
+        Some(&mut self.arrays.get_mut(i as usize)?.as_mut()?.data)
+    }
+
+    /// Removes array `i`; returns the slots of its motions (`None`: no such array).
+    pub fn unregister(&mut self, i: u32) -> Option<Vec<u32>> {
+        let array = self.arrays.get_mut(i as usize)?.take()?;
+        self.len -= array.list.owners.len();
+        Some(array.list.owners)
+    }
+
+    /// Adds the motion in `slot` (at `row`) to array `i`, writing `lanes` lanes from f32
+    /// `first` (checked against the array by [`Target::check`]).
+    pub fn add(&mut self, i: u32, slot: u32, row: u32, first: u32, lanes: usize) -> TargetRef {
+        let entry = match self.arrays.get_mut(i as usize) {
+            Some(Some(array)) => array.list.push(slot, TargetEntry::new(row, first, lanes)),
+            _ => unreachable!("the world checks the id first"),
+        };
+        self.len += 1;
+        TargetRef { target: i, entry }
+    }
+
+    fn list(&mut self, r: TargetRef) -> Option<&mut TargetList> {
+        Some(&mut self.arrays.get_mut(r.list() as usize)?.as_mut()?.list)
+    }
+
+    /// Removes a motion's entry. Returns the slot whose entry moved into `r.entry` (its
+    /// [`TargetRef`] is now `r`), if one did.
+    pub fn remove(&mut self, r: TargetRef) -> Option<u32> {
+        let moved = self.list(r)?.swap_remove(r.entry)?;
+        self.len -= 1;
+        moved
+    }
+
+    /// Points a motion's entry at its new row (after a swap-remove moved it).
+    pub fn set_row(&mut self, r: TargetRef, row: u32) {
+        if let Some(list) = self.list(r) {
+            list.set_row(r.entry, row);
+        }
+    }
+
+    /// Writes a motion's value into its array now (a final value).
+    pub fn write(&mut self, r: TargetRef, value: &[f32; 4]) {
+        let Some(Some(array)) = self.arrays.get_mut(r.list() as usize) else {
+            return;
+        };
+        let Some(&e) = array.list.entries.get(r.entry as usize) else {
+            return;
+        };
+        if let Some(dst) = array.data.get_mut(e.first()..e.first() + e.lanes()) {
+            dst.copy_from_slice(&value[..e.lanes()]);
+        }
+    }
+
+    /// Copies every entry's value from the output columns into its array.
+    pub fn fill(&mut self, outputs: &[Vec<f32>; 4]) {
+        if self.len == 0 {
+            return;
+        }
+        for array in self.arrays.iter_mut().flatten() {
+            fill_array(&mut array.data, &array.list.entries, outputs);
+        }
+    }
+
+    /// The rows and slots of every targeting motion (the GPU executor reads them back).
+    pub fn motions(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.arrays
+            .iter()
+            .flatten()
+            .flat_map(|a| a.list.entries.iter().zip(&a.list.owners))
+            .map(|(e, &slot)| (e.row, slot))
+    }
+
+    /// Forgets every motion's entry (the arrays stay registered, with their contents).
+    pub fn clear_entries(&mut self) {
+        for array in self.arrays.iter_mut().flatten() {
+            array.list.clear();
+        }
+        self.len = 0;
+    }
+}
+
+/// The fill loop of one array. Entries were checked against the array when added and the
+/// output columns are as long as the table, so the slices never miss; `get` keeps that a
+/// skipped entry rather than a panic should it ever not hold.
+fn fill_array(data: &mut [f32], entries: &[TargetEntry], outputs: &[Vec<f32>; 4]) {
+    let [o0, o1, o2, o3] = outputs;
+    for e in entries {
+        let (row, first) = (e.row as usize, e.first());
+        match e.lanes() {
+            1 => {
+                if let (Some(d), Some(&x)) = (data.get_mut(first), o0.get(row)) {
+                    *d = x;
+                }
+            }
+            lanes => {
+                let Some(dst) = data.get_mut(first..first + lanes) else {
+                    continue;
+                };
+                for (d, column) in dst.iter_mut().zip([o0, o1, o2, o3]) {
+                    if let Some(&x) = column.get(row) {
+                        *d = x;
+                    }
+                }
+            }
+        }
+    }
+}
