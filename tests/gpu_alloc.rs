@@ -196,11 +196,13 @@ fn check(name: &str, ctx: &GpuContext, world: &mut MotionWorld, updates: usize) 
 }
 
 /// A GPU world with `n` looping motions of several types; `binds` of them bound on the CPU,
-/// and (with `target`) one written into a storage buffer.
+/// and (with `target`) one written into a storage buffer and the unbound ones into a host
+/// target (filled from the readback).
 fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld {
     let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
     world.set_executor(Executor::Gpu).expect("GPU executor");
     let sink = Arc::new(AtomicU32::new(0));
+    let host = world.add_host_target(n);
     for i in 0..n {
         let motion = Motion::new(0.0f32, 1.0, 0.5 + (i % 7) as f32 * 0.1)
             .ease(Ease::OutQuad)
@@ -211,6 +213,11 @@ fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld 
                 .bind(&mut world, move |v: f32| {
                     sink.store(v.to_bits(), Ordering::Relaxed)
                 })
+                .expect("valid motion");
+        } else if target {
+            motion
+                .target(host.at(i as u32, 1, 0))
+                .run(&mut world)
                 .expect("valid motion");
         } else {
             motion.run(&mut world).expect("valid motion");
