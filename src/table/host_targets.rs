@@ -14,7 +14,7 @@
 //! grown) in the first update after changes; an update with changes, or a list whose runs
 //! are short (churn scrambles rows and entries), takes the entry loop.
 
-use super::targets::{TargetEntry, TargetList, TargetRef};
+use super::targets::{TargetEntry, TargetList, TargetLists, TargetRef};
 
 /// A world's host arrays, each with the motions writing into it.
 #[derive(Default)]
@@ -87,36 +87,6 @@ impl HostTargets {
         Some(array.list.owners)
     }
 
-    /// Adds the motion in `slot` (at `row`) to array `i`, writing `lanes` lanes from f32
-    /// `first` (checked against the array by [`Target::check`]).
-    pub fn add(&mut self, i: u32, slot: u32, row: u32, first: u32, lanes: usize) -> TargetRef {
-        let entry = match self.arrays.get_mut(i as usize) {
-            Some(Some(array)) => array.list.push(slot, TargetEntry::new(row, first, lanes)),
-            _ => unreachable!("the world checks the id first"),
-        };
-        self.len += 1;
-        TargetRef { target: i, entry }
-    }
-
-    fn list(&mut self, r: TargetRef) -> Option<&mut TargetList> {
-        Some(&mut self.arrays.get_mut(r.list() as usize)?.as_mut()?.list)
-    }
-
-    /// Removes a motion's entry. Returns the slot whose entry moved into `r.entry` (its
-    /// [`TargetRef`] is now `r`), if one did.
-    pub fn remove(&mut self, r: TargetRef) -> Option<u32> {
-        let moved = self.list(r)?.swap_remove(r.entry)?;
-        self.len -= 1;
-        moved
-    }
-
-    /// Points a motion's entry at its new row (after a swap-remove moved it).
-    pub fn set_row(&mut self, r: TargetRef, row: u32) {
-        if let Some(list) = self.list(r) {
-            list.set_row(r.entry, row);
-        }
-    }
-
     /// Writes a motion's value into its array now (a final value).
     pub fn write(&mut self, r: TargetRef, value: &[f32; 4]) {
         let Some(Some(array)) = self.arrays.get_mut(r.list() as usize) else {
@@ -155,6 +125,16 @@ impl HostTargets {
             array.list.clear();
         }
         self.len = 0;
+    }
+}
+
+impl TargetLists for HostTargets {
+    fn list_mut(&mut self, list: u32) -> Option<&mut TargetList> {
+        Some(&mut self.arrays.get_mut(list as usize)?.as_mut()?.list)
+    }
+
+    fn count_mut(&mut self) -> &mut usize {
+        &mut self.len
     }
 }
 

@@ -229,3 +229,34 @@ impl TargetList {
         self.dirty = None;
     }
 }
+
+/// What the host arrays and the GPU groups share: lists of entries by index, and a count
+/// of their motions.
+pub(crate) trait TargetLists {
+    /// List `list`, if registered.
+    fn list_mut(&mut self, list: u32) -> Option<&mut TargetList>;
+    /// Targeting motions.
+    fn count_mut(&mut self) -> &mut usize;
+
+    /// Adds the motion in `slot` to list `list`; returns its entry (`None`: no such list).
+    fn add(&mut self, list: u32, slot: u32, entry: TargetEntry) -> Option<u32> {
+        let at = self.list_mut(list)?.push(slot, entry);
+        *self.count_mut() += 1;
+        Some(at)
+    }
+
+    /// Removes a motion's entry. Returns the slot whose entry moved into `r.entry` (its
+    /// [`TargetRef`] is now `r`), if one did.
+    fn remove(&mut self, r: TargetRef) -> Option<u32> {
+        let moved = self.list_mut(r.list())?.swap_remove(r.entry)?;
+        *self.count_mut() -= 1;
+        moved
+    }
+
+    /// Points a motion's entry at its new row (after a swap-remove moved it).
+    fn set_row(&mut self, r: TargetRef, row: u32) {
+        if let Some(list) = self.list_mut(r.list()) {
+            list.set_row(r.entry, row);
+        }
+    }
+}

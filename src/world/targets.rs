@@ -3,7 +3,7 @@
 
 use super::{MotionWorld, Progress};
 use crate::error::TargetError;
-use crate::table::targets::{Target, TargetId, TargetRef, GPU_BIT};
+use crate::table::targets::{Target, TargetEntry, TargetId, TargetLists, TargetRef, GPU_BIT};
 
 impl MotionWorld {
     /// Registers a host array of `len` f32s (zeros) that motions write their values into
@@ -161,11 +161,15 @@ impl MotionWorld {
         let Ok(first) = self.check_target(target, lanes) else {
             return;
         };
-        let list = target.id.slot();
-        self.meta[slot as usize].target = Some(if target.id.is_gpu() {
-            self.targets.add(list, slot, row, first, lanes)
+        let (list, entry) = (target.id.slot(), TargetEntry::new(row, first, lanes));
+        let added = if target.id.is_gpu() {
+            self.targets.add(list, slot, entry)
         } else {
-            self.host_targets.add(list, slot, row, first, lanes)
+            self.host_targets.add(list, slot, entry)
+        };
+        self.meta[slot as usize].target = added.map(|entry| TargetRef {
+            target: target.id.index,
+            entry,
         });
     }
 

@@ -72,7 +72,7 @@ impl Rig {
             .map(|k| (b[k] - a[k]).abs())
             .fold(1.0, f32::max);
         let loop_type = [LoopType::Restart, LoopType::Yoyo, LoopType::Flip][n as usize % 3];
-        let finite = n % 4 == 0;
+        let finite = n.is_multiple_of(4);
         let end = finite.then(|| if loop_type == LoopType::Restart { b } else { a });
         let motion = Motion::new(from, to, 0.3 + (n % 7) as f32 * 0.2)
             .ease(Ease::ALL[n as usize % Ease::ALL.len()])
@@ -162,7 +162,7 @@ impl Rig {
     /// value stays in the array).
     fn cancel_every(&mut self, k: usize, salt: usize) {
         for (i, p) in self.placed.iter().enumerate() {
-            if (i + salt) % k == 0 {
+            if (i + salt).is_multiple_of(k) {
                 self.world.cancel(p.handle).expect("live");
             }
         }

@@ -28,7 +28,7 @@ use super::pipelines::Pipelines;
 use super::stats::GpuUpdateStats;
 use super::table::Page;
 use crate::table::rows::Rows;
-use crate::table::targets::{TargetEntry, TargetList, TargetRef, GPU_BIT};
+use crate::table::targets::{TargetEntry, TargetList, TargetLists, TargetRef};
 
 pub(crate) use scatter::{binding_size, probe};
 
@@ -101,6 +101,16 @@ pub(crate) struct Targets {
     bytes: Vec<u8>,
     /// Bytes written and dispatches recorded since the last `reset_stats`.
     stats: GpuUpdateStats,
+}
+
+impl TargetLists for Targets {
+    fn list_mut(&mut self, list: u32) -> Option<&mut TargetList> {
+        Some(&mut self.groups.get_mut(list as usize)?.as_mut()?.list)
+    }
+
+    fn count_mut(&mut self) -> &mut usize {
+        &mut self.len
+    }
 }
 
 impl Targets {
@@ -192,43 +202,13 @@ impl Targets {
         }
     }
 
-    fn list(&mut self, r: TargetRef) -> Option<&mut TargetList> {
-        Some(&mut self.groups.get_mut(r.list() as usize)?.as_mut()?.list)
-    }
-
-    /// Adds the motion in `slot` (at `row`) to group `g`, writing `lanes` lanes from f32
-    /// `first` (checked against the group's binding size).
-    pub fn add(&mut self, g: u32, slot: u32, row: u32, first: u32, lanes: usize) -> TargetRef {
-        let entry = match self.groups.get_mut(g as usize) {
-            Some(Some(group)) => group.list.push(slot, TargetEntry::new(row, first, lanes)),
-            _ => unreachable!("the world checks the id first"),
-        };
-        self.len += 1;
-        TargetRef {
-            target: g | GPU_BIT,
-            entry,
-        }
-    }
-
-    /// Removes a target. Returns the slot whose entry moved into `r.entry` (its
-    /// [`TargetRef`] is now `r`), if one did.
-    pub fn remove(&mut self, r: TargetRef) -> Option<u32> {
-        let moved = self.list(r)?.swap_remove(r.entry)?;
-        self.len -= 1;
-        moved
-    }
-
-    /// Points a target at the motion's new row (after a swap-remove moved it).
-    pub fn set_row(&mut self, r: TargetRef, row: u32) {
-        if let Some(list) = self.list(r) {
-            list.set_row(r.entry, row);
-        }
-    }
-
     /// Queues the final value of a motion ending between frames, for the next frame's
     /// scatter (call before removing its target).
     pub fn queue_final(&mut self, r: TargetRef, value: &[f32; 4]) {
-        let Some(&entry) = self.list(r).and_then(|l| l.entries.get(r.entry as usize)) else {
+        let Some(&entry) = self
+            .list_mut(r.list())
+            .and_then(|l| l.entries.get(r.entry as usize))
+        else {
             return;
         };
         self.finals.push(Final {
