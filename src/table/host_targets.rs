@@ -123,6 +123,7 @@ impl HostTargets {
     pub fn clear_entries(&mut self) {
         for array in self.arrays.iter_mut().flatten() {
             array.list.clear();
+            array.plan = Plan::Stale;
         }
         self.len = 0;
     }

@@ -207,11 +207,9 @@ impl TargetList {
             self.entries.shrink_to(keep);
             self.owners.shrink_to(keep);
         }
-        let moved = self.owners.get(at).copied();
-        if moved.is_some() {
-            self.touch(i);
-        }
-        Some(moved)
+        // Touched even when nothing moved in: the list changed (its length).
+        self.touch(i);
+        Some(self.owners.get(at).copied())
     }
 
     /// Points entry `i` at its motion's new row.

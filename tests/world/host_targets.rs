@@ -345,3 +345,39 @@ fn deferred_spawns_and_sequence_children_fill_host_targets() {
         assert!(world.is_empty());
     }
 }
+
+#[test]
+fn a_steady_array_follows_when_its_last_motion_goes() {
+    for exec in common::executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        let id = world.add_host_target(3);
+        let handles: Vec<MotionHandle> = (0..3u32)
+            .map(|k| {
+                Motion::new(0.0f32, 10.0 * (k + 1) as f32, 10.0)
+                    .ease(Ease::Linear)
+                    .target(id.at(k, 1, 0))
+                    .run(&mut world)
+                    .expect("targeted motion")
+            })
+            .collect();
+        // Two updates without changes (the second fills from merged runs).
+        let near =
+            |got: &[f32], want: [f32; 3]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-4);
+        world.update(1.0).expect("update");
+        world.update(1.0).expect("update");
+        let got = world.host_target(id).unwrap();
+        assert!(near(got, [2.0, 4.0, 6.0]), "{name}: {got:?}");
+        // The newest motion goes (nothing moves into its entry), then steady updates again.
+        world.cancel(handles[2]).expect("live");
+        let last = world.host_target(id).unwrap()[2];
+        for t in [3.0, 4.0, 5.0] {
+            world.update(1.0).expect("update");
+            let got = world.host_target(id).unwrap();
+            assert!(
+                near(got, [t, 2.0 * t, 6.0]) && got[2] == last,
+                "{name}: at {t} s: {got:?}; the cancelled motion's last value stays"
+            );
+        }
+    }
+}

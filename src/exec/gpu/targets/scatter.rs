@@ -143,7 +143,8 @@ impl Targets {
             if matches!(source, Source::Upload(_)) {
                 offset += count * g.list.max_lanes;
             }
-            if g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
+            // A buffer no motion writes now is not bound (it may be gone).
+            if !g.list.entries.is_empty() && g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
                 let Some((entries, _)) = &g.gpu else { continue };
                 let groups = (0..source_count)
                     .filter_map(source_at)
