@@ -1,7 +1,7 @@
 //! A swarm of particles animated by motions that write straight into an instance buffer.
 //!
 //! Every particle has a position (`Vec3`) and a color (`Color`) motion with its own ease,
-//! delay and loop type; both are bound to one instance buffer with `GpuTarget`s, so each
+//! delay and loop type; both write into one instance buffer registered as a GPU target, so each
 //! update writes that buffer on the GPU (no readback, no copy) and one instanced draw renders
 //! it. Headless: renders `--frames` frames to PNG files and prints the frame time and the
 //! motions evaluated per second.

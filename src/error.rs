@@ -18,10 +18,11 @@
 //! | curve key with a NaN, infinite or huge (> 1e18) time or value, a huge finite tangent, or a used weight outside [0, 1] | [`BuildError::InvalidCurveKey`] |
 //! | punch or shake frequency or damping outside [0, 1e6] | [`BuildError::InvalidVibration`] |
 //! | values whose interpolation could pass `f32::MAX` (from, to, the ease's overshoot, Incremental loops) | [`BuildError::ValueOverflow`] |
-//! | target past the end of its buffer | [`BuildError::Target`]([`TargetError::OutOfBounds`]) |
-//! | target buffer without `STORAGE` usage | [`BuildError::Target`]([`TargetError::NotStorage`]) |
-//! | target on a world without a GPU context | [`BuildError::Target`]([`TargetError::NoGpu`]) |
-//! | target buffer the device refuses to bind | [`BuildError::Target`]([`TargetError::Rejected`]) |
+//! | target past the end of its array or buffer | [`BuildError::Target`]([`TargetError::OutOfBounds`]) |
+//! | target id of another world, or removed (or lost) | [`BuildError::Target`]([`TargetError::Unknown`]) |
+//! | GPU target buffer without `STORAGE` usage | `add_gpu_target`: [`TargetError::NotStorage`] |
+//! | GPU target on a world without a GPU context | `add_gpu_target`: [`TargetError::NoGpu`] |
+//! | GPU target buffer the device refuses to bind (another device's, destroyed) | `add_gpu_target`: [`TargetError::Rejected`] |
 //! | sequence child that is stale, already updated, infinite, in a sequence, at speed ≠ 1, or nested over 8 deep | [`BuildError::InvalidSequenceChild`] ([`SequenceChildError`]) |
 //! | negative or non-finite sequence position or interval | [`BuildError::InvalidSequenceTime`] |
 //! | NaN, infinite or negative update delta | [`UpdateError::InvalidDelta`] |
@@ -120,8 +121,8 @@ pub enum BuildError {
     /// The playback speed is NaN or infinite.
     #[error("playback speed must be finite, got {0}")]
     InvalidPlaybackSpeed(f32),
-    /// A [`GpuTarget`](crate::gpu::GpuTarget) the world cannot fill: see [`TargetError`].
-    #[error("GPU target refused: {0}")]
+    /// A [`Target`](crate::Target) the world cannot fill: see [`TargetError`].
+    #[error("target refused: {0}")]
     Target(#[from] TargetError),
     /// A motion cannot join a [`Sequence`](crate::Sequence): see
     /// [`SequenceChildError`] for why.
@@ -243,8 +244,9 @@ pub enum UpdateError {
     },
 }
 
-/// Why a [`GpuTarget`](crate::gpu::GpuTarget) was refused when its motion was built
-/// ([`BuildError::Target`]).
+/// Why a target was refused: registering a GPU buffer
+/// ([`MotionWorld::add_gpu_target`](crate::MotionWorld::add_gpu_target)), or building a
+/// motion with a [`Target`](crate::Target) ([`BuildError::Target`]).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TargetError {
@@ -267,6 +269,11 @@ pub enum TargetError {
     /// one).
     #[error("its buffer cannot be bound: {0}")]
     Rejected(String),
+    /// The [`TargetId`](crate::TargetId) names no target of this world: another world's,
+    /// removed ([`MotionWorld::remove_target`](crate::MotionWorld::remove_target)), or a GPU
+    /// buffer dropped since ([`GpuError::TargetsLost`], a new GPU context, device loss).
+    #[error("no such target in this world")]
+    Unknown,
 }
 
 /// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.
@@ -297,8 +304,8 @@ pub enum GpuError {
     #[error("mapping a readback buffer failed: {0}")]
     Map(String),
     /// Target buffers the device no longer accepts (destroyed, or left mapped): these
-    /// motions lost their [`GpuTarget`](crate::gpu::GpuTarget)s and keep running; every other
-    /// target and the executor carry on.
+    /// motions lost their [`Target`](crate::Target)s and keep running (the buffers are no
+    /// longer registered); every other target and the executor carry on.
     #[error("{} motions lost their GPU targets (buffer destroyed or left mapped)", motions.len())]
     TargetsLost {
         /// The motions whose targets were dropped.

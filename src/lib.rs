@@ -41,9 +41,12 @@
 //!   [`RoundingMode`]), glam `Vec2`/`Vec3`/`Vec4`/`Quat` (slerp, or [`Motion::nlerp`]),
 //!   [`Color`], `[f32; N]`; [`Motion::punch`] and [`Motion::shake`] for `f32`, `Vec2`, `Vec3`;
 //!   text reveals ([`TextReveal`], [`Motion::bind_text`]).
+//! - Targets: arrays motions write their values into, registered once
+//!   ([`MotionWorld::add_host_target`], read as `&[f32]` with [`MotionWorld::host_target`];
+//!   [`MotionWorld::add_gpu_target`], a storage buffer filled on the GPU) and addressed per
+//!   motion by [`TargetId::at`] and [`Motion::target`].
 //! - [`error`]: every error type, with the table of which bad input gives which.
-//! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's),
-//!   [`GpuTarget`](gpu::GpuTarget) (values written into a user buffer), readback modes;
+//! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's), readback modes;
 //!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`]; settings and
 //!   counters through [`MotionWorld::gpu`] and [`MotionWorld::gpu_mut`].
 //! - [`Sequence`]: motions placed on one timeline (append, join, insert, intervals, nesting),
@@ -77,6 +80,7 @@ pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use motion::builder::Motion;
 pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};
+pub use table::targets::{Target, TargetId};
 /// `#[derive(Animatable)]` (feature `derive`): a struct of lerped fields (`f32`, glam vectors,
 /// [`Color`], [`Angle`], ...) animates as their lanes side by side, at most four in all.
 #[cfg(feature = "derive")]
@@ -92,11 +96,11 @@ pub use glam;
 /// The wgpu this crate runs on: use it to match versions when sharing a renderer's device.
 pub use wgpu;
 
-/// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's),
-/// [`GpuTarget`](gpu::GpuTarget)s that write values into a renderer's buffers, readback modes
-/// and per-update counters. Attach a context with [`MotionWorld::with_gpu`].
+/// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's), readback
+/// modes and per-update counters. Attach a context with [`MotionWorld::with_gpu`]; register a
+/// renderer's buffer as a target with [`MotionWorld::add_gpu_target`].
 pub mod gpu {
-    pub use crate::exec::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
+    pub use crate::exec::gpu::{GpuContext, GpuError, GpuUpdateStats, ReadbackMode};
 }
 
 /// Internals for the fuzz crate and the crate's own tests: not part of the public API and not

@@ -60,7 +60,8 @@ struct Sinks {
 /// 0: infinite Restart loops with a bind and a loop callback (an event every loop);
 /// 1: infinite Yoyo loops with a bind only (no events, visited for the bind);
 /// 2: a motion that never ends within the test (duration 10⁶ s) with bind and on_complete;
-/// 3: no bind, infinite loops with a loop callback (visited only through events).
+/// 3: no bind, infinite loops with a loop callback (visited only through events), written
+///    into a host target.
 fn populate(world: &mut MotionWorld, n: usize) -> Arc<Sinks> {
     let sinks = Arc::new(Sinks {
         values: (0..n).map(|_| AtomicU32::new(0)).collect(),
@@ -69,6 +70,7 @@ fn populate(world: &mut MotionWorld, n: usize) -> Arc<Sinks> {
         sequenced: AtomicU64::new(0),
     });
     world.reserve(n);
+    let host = world.add_host_target(n);
     for i in 0..n {
         let duration = 0.25 + (i % 7) as f32 * 0.1; // ≤ 0.85 s
         let bind = {
@@ -101,6 +103,7 @@ fn populate(world: &mut MotionWorld, n: usize) -> Arc<Sinks> {
             _ => Motion::new(0.0f32, 1.0, duration)
                 .loops(-1, LoopType::Flip)
                 .on_loop_complete(on_loop)
+                .target(host.at(i as u32, 1, 0))
                 .run(world),
         }
         .expect("valid motion");

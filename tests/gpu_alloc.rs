@@ -19,7 +19,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use wgpu_tween::gpu::{GpuContext, GpuTarget, ReadbackMode};
+use wgpu_tween::gpu::{GpuContext, ReadbackMode};
 use wgpu_tween::{Color, Ease, Executor, LoopType, Motion, MotionWorld};
 
 mod common;
@@ -196,11 +196,13 @@ fn check(name: &str, ctx: &GpuContext, world: &mut MotionWorld, updates: usize) 
 }
 
 /// A GPU world with `n` looping motions of several types; `binds` of them bound on the CPU,
-/// and (with `target`) one written into a storage buffer.
+/// and (with `target`) one written into a storage buffer and the unbound ones into a host
+/// target (filled from the readback).
 fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld {
     let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
     world.set_executor(Executor::Gpu).expect("GPU executor");
     let sink = Arc::new(AtomicU32::new(0));
+    let host = world.add_host_target(n);
     for i in 0..n {
         let motion = Motion::new(0.0f32, 1.0, 0.5 + (i % 7) as f32 * 0.1)
             .ease(Ease::OutQuad)
@@ -211,6 +213,11 @@ fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld 
                 .bind(&mut world, move |v: f32| {
                     sink.store(v.to_bits(), Ordering::Relaxed)
                 })
+                .expect("valid motion");
+        } else if target {
+            motion
+                .target(host.at(i as u32, 1, 0))
+                .run(&mut world)
                 .expect("valid motion");
         } else {
             motion.run(&mut world).expect("valid motion");
@@ -227,9 +234,10 @@ fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld 
             usage: wgpu::BufferUsages::STORAGE,
             mapped_at_creation: false,
         });
+        let target = world.add_gpu_target(&buffer).expect("storage buffer");
         Motion::new(0.0f32, 1.0, 0.4)
             .loops(-1, LoopType::Flip)
-            .bind_to_buffer(&mut world, GpuTarget::new(buffer, 3, 4, 1))
+            .bind_to_buffer(&mut world, target.at(3, 4, 1))
             .expect("target in bounds");
     }
     world

@@ -1,7 +1,8 @@
 //! The swarm's particles and renderer, shared by `examples/swarm.rs` and `tests/swarm.rs`.
 //!
-//! Each particle has a position motion (`Vec3`) and a color motion (`Color`), both written by
-//! [`GpuTarget`]s straight into one instance buffer of [`STRIDE`] f32s per particle
+//! Each particle has a position motion (`Vec3`) and a color motion (`Color`), both written
+//! straight into one instance buffer of [`STRIDE`] f32s per particle, registered once as a
+//! GPU target (`MotionWorld::add_gpu_target`)
 //! (position at 0..3, an unused f32 at 3, color at 4..8): no readback, no copy. One instanced
 //! draw (six vertices per particle, a screen-aligned square) renders that buffer as it is,
 //! with a small perspective ([`project`]), into an `Rgba8Unorm` texture on a black
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use image::RgbaImage;
-use wgpu_tween::gpu::{GpuContext, GpuTarget};
+use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Animatable, Color, Ease, Executor, LoopType, Motion, MotionWorld};
 
 /// f32s per particle in the instance buffer.
@@ -272,23 +273,20 @@ impl Swarm {
         let mut world = MotionWorld::with_gpu(ctx.clone())?;
         world.set_executor(executor)?;
         world.reserve(particles.len() * 2);
+        let target = world.add_gpu_target(&instances)?;
         for (i, p) in particles.iter().enumerate() {
             let index = i as u32;
             let t = &p.position;
             let (from, to) = (Vec3::from_slice(&t.from), Vec3::from_slice(&t.to));
-            t.motion(from, to).bind_to_buffer(
-                &mut world,
-                GpuTarget::new(instances.clone(), index, STRIDE, POSITION),
-            )?;
+            t.motion(from, to)
+                .bind_to_buffer(&mut world, target.at(index, STRIDE, POSITION))?;
             let c = &p.color;
             let (from, to) = (
                 Color::new(c.from[0], c.from[1], c.from[2], c.from[3]),
                 Color::new(c.to[0], c.to[1], c.to[2], c.to[3]),
             );
-            c.motion(from, to).bind_to_buffer(
-                &mut world,
-                GpuTarget::new(instances.clone(), index, STRIDE, COLOR),
-            )?;
+            c.motion(from, to)
+                .bind_to_buffer(&mut world, target.at(index, STRIDE, COLOR))?;
         }
 
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -11,7 +11,7 @@ use crate::core::value::{
     Animatable, CheckedLanes, Integer, Interpolation, Lanes, RoundingMode, Vibrate,
 };
 use crate::error::BuildError;
-use crate::exec::gpu::GpuTarget;
+use crate::table::targets::Target;
 use crate::world::built::{BuiltMotion, MotionOptions};
 use crate::world::callbacks::{BindFn, Callbacks, EventFn, LoopFn};
 use crate::world::{MotionCommands, MotionWorld};
@@ -55,7 +55,7 @@ pub struct Motion<T: Animatable> {
     on_complete: Option<EventFn>,
     on_cancel: Option<EventFn>,
     on_loop_complete: Option<LoopFn>,
-    target: Option<GpuTarget>,
+    target: Option<Target>,
     adapter: Interpolation,
     rounding: RoundingMode,
     frequency: f32,
@@ -232,22 +232,42 @@ impl<T: Animatable> Motion<T> {
         self
     }
 
-    /// Also writes the value into a user's storage buffer in every update (see
-    /// [`GpuTarget`]), alongside any bind. The world needs a GPU context; a target outside
-    /// its buffer, a buffer without `STORAGE` usage, or a world without a context is a
-    /// build error.
-    pub fn target(mut self, target: GpuTarget) -> Self {
+    /// Also writes the value into a registered target in every update: a host array
+    /// ([`MotionWorld::add_host_target`]) or a GPU buffer ([`MotionWorld::add_gpu_target`]),
+    /// at the element index, stride and offset of `target` ([`TargetId::at`]), alongside
+    /// any bind. An id this world does not know ([`TargetError::Unknown`]) or a place past
+    /// the end ([`TargetError::OutOfBounds`]) is a build error
+    /// ([`BuildError::Target`]), and nothing is added. Checking costs O(1): no buffer is
+    /// cloned per motion.
+    ///
+    /// ```
+    /// use wgpu_tween::{BuildError, Motion, MotionWorld};
+    /// use wgpu_tween::error::TargetError;
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let scales = world.add_host_target(10);
+    /// let h = Motion::new(1.0f32, 3.0, 1.0).target(scales.at(4, 1, 0)).run(&mut world)?;
+    /// world.complete(h)?; // a finishing motion leaves its final value
+    /// assert_eq!(world.host_target(scales).unwrap()[4], 3.0);
+    /// let err = Motion::new(0.0f32, 1.0, 1.0).target(scales.at(10, 1, 0)).run(&mut world);
+    /// assert_eq!(err, Err(BuildError::Target(TargetError::OutOfBounds { end: 11, len: 10 })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// [`TargetId::at`]: crate::TargetId::at
+    /// [`TargetError::Unknown`]: crate::error::TargetError::Unknown
+    /// [`TargetError::OutOfBounds`]: crate::error::TargetError::OutOfBounds
+    pub fn target(mut self, target: Target) -> Self {
         self.target = Some(target);
         self
     }
 
-    /// Adds the motion to `world`, writing its value into `target` in every update, on
-    /// the GPU (with either executor; no readback). Shorthand for
-    /// `self.target(target).run(world)`.
+    /// Adds the motion to `world`, writing its value into `target` (a host array or a GPU
+    /// buffer) in every update. Shorthand for `self.target(target).run(world)`.
     pub fn bind_to_buffer(
         self,
         world: &mut MotionWorld,
-        target: GpuTarget,
+        target: Target,
     ) -> Result<MotionHandle, BuildError> {
         self.target(target).run(world)
     }
@@ -270,7 +290,7 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Adds the motion to `world` without a bind (read it with
-    /// [`MotionWorld::value`], or through a GPU [`target`](Self::target)).
+    /// [`MotionWorld::value`], or through a [`target`](Self::target)).
     pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
         let built = self.build(None)?;
         if let Some(target) = &built.target {
@@ -400,9 +420,6 @@ impl<T: Animatable> Motion<T> {
         }
         if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
             self.check_reach(&from, &to)?;
-        }
-        if let Some(target) = &self.target {
-            target.validate(T::LANES, target.buffer.size())?;
         }
         let row = MotionRow {
             speed: self.speed,

@@ -2,7 +2,7 @@
 
 use crate::core::curve::AnimationCurve;
 use crate::core::row::MotionRow;
-use crate::exec::gpu::GpuTarget;
+use crate::table::targets::Target;
 use crate::world::callbacks::Callbacks;
 
 /// Boolean settings of a built motion that the world keeps per slot.
@@ -30,7 +30,6 @@ pub(crate) struct BuiltMotion {
     /// The animated type (`value::<T>` checks it).
     pub value_type: std::any::TypeId,
     pub callbacks: Option<Box<Callbacks>>,
-    /// Where the value is written on the GPU, if anywhere (validated against the buffer;
-    /// the world checks the rest).
-    pub target: Option<GpuTarget>,
+    /// Where the value is written besides its row, if anywhere (the world checks it).
+    pub target: Option<Target>,
 }

@@ -1,10 +1,9 @@
 //! The world's side of the executors: choosing one, running the GPU executor (with its
-//! fallback to the CPU on failure) and GPU targets.
+//! fallback to the CPU on failure), filling targets.
 
-use super::{MotionWorld, Progress};
-use crate::error::{BuildError, TargetError};
+use super::MotionWorld;
 use crate::exec::gpu::executor::{FrameInput, GpuExecutor};
-use crate::exec::gpu::{GpuContext, GpuError, GpuTarget, GpuUpdateStats, ReadbackMode};
+use crate::exec::gpu::{GpuContext, GpuError, GpuUpdateStats, ReadbackMode};
 
 /// Which executor evaluates a world's motions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -146,7 +145,9 @@ impl MotionWorld {
     /// [`Executor::Auto`].
     ///
     /// Fails with [`GpuError::LiveTargets`] while motions have GPU targets (their buffers
-    /// belong to the attached device), leaving the world as it was.
+    /// belong to the attached device), leaving the world as it was. Otherwise the GPU
+    /// targets registered for the old device are dropped (their ids name nothing); host
+    /// targets stay.
     pub fn attach_gpu(&mut self, ctx: GpuContext) -> Result<(), GpuError> {
         if !self.targets.is_empty() {
             return Err(GpuError::LiveTargets {
@@ -157,7 +158,7 @@ impl MotionWorld {
         // End values still queued for the old device's buffers go out on it first (should
         // that fail, only they are lost).
         let _ = self.fill_targets_from_cpu();
-        self.targets.clear();
+        self.drop_gpu_targets();
         self.gpu = Some(Box::new(gpu));
         self.set_executor(Executor::Auto)
     }
@@ -243,7 +244,12 @@ impl MotionWorld {
                 result = self.restart_gpu().and_then(|()| self.evaluate_on_gpu());
             }
             match result {
-                Ok(()) => return,
+                Ok(()) => {
+                    // The readback brought the host-targeted motions' values into the
+                    // outputs.
+                    self.host_targets.fill(&self.rows.outputs);
+                    return;
+                }
                 Err(error) => self.lose_gpu(error),
             }
         }
@@ -251,6 +257,7 @@ impl MotionWorld {
         if !self.sequences.is_empty() {
             self.evaluate_children();
         }
+        self.host_targets.fill(&self.rows.outputs);
         // With a device attached, targets are filled under the CPU executor too.
         let mut result = self.fill_targets_from_cpu();
         if result.is_err() && self.drop_unusable_targets() {
@@ -279,6 +286,12 @@ impl MotionWorld {
                 self.bound_rows.push(slot.row);
                 self.bound_motions.push([entry.slot, entry.version]);
             }
+        }
+        // Host targets are filled from the readback too.
+        for (row, slot) in self.host_targets.motions() {
+            self.bound_rows.push(row);
+            self.bound_motions
+                .push([slot, self.slots.slots[slot as usize].version]);
         }
         let input = FrameInput {
             now: &self.clocks.now,
@@ -319,7 +332,7 @@ impl MotionWorld {
             _ => Vec::new(),
         };
         for g in bad {
-            for slot in self.targets.remove_group(g) {
+            for slot in self.targets.remove_group(g).unwrap_or_default() {
                 self.meta[slot as usize].target = None;
                 motions.push(self.handle_of(slot));
             }
@@ -349,18 +362,7 @@ impl MotionWorld {
         self.gpu = None;
         self.use_gpu = false;
         self.rows.keep_gpu_journal(false);
-        self.drop_targets();
-    }
-
-    /// Forgets every GPU target (their device is gone or replaced).
-    pub(super) fn drop_targets(&mut self) {
-        if self.targets.is_idle() {
-            return;
-        }
-        self.targets.clear();
-        for &slot in &self.rows.slot_of {
-            self.meta[slot as usize].target = None;
-        }
+        self.drop_gpu_targets();
     }
 
     /// Whether bound values arrive an update late (GPU executor, pipelined readback).
@@ -370,30 +372,5 @@ impl MotionWorld {
                 .gpu
                 .as_deref()
                 .is_some_and(|gpu| gpu.readback_mode() == ReadbackMode::Pipelined)
-    }
-
-    /// Queues a finishing motion's value at `now` for its target, if it has one: the next
-    /// update's scatter writes it (nothing is written between updates).
-    pub(super) fn write_final_target(&mut self, slot: u32, now: &Progress) {
-        let Some(target) = self.meta[slot as usize].target else {
-            return;
-        };
-        let row = self.slots.slots[slot as usize].row;
-        let w = self.clocks.now[self.rows.rows[row as usize].time_kind() as usize];
-        let value = self.rows.value_at(row, now, w);
-        self.targets.queue_final(target, &value);
-    }
-
-    /// Checks that this world can fill `target` for a value of `lanes` lanes.
-    pub(crate) fn check_target(&self, target: &GpuTarget, lanes: usize) -> Result<(), BuildError> {
-        let gpu = self
-            .gpu
-            .as_deref()
-            .ok_or(BuildError::Target(TargetError::NoGpu))?;
-        target.validate(lanes, gpu.target_binding_size(&target.buffer))?;
-        if self.targets.knows(&target.buffer) {
-            return Ok(());
-        }
-        gpu.probe_target(&target.buffer)
     }
 }

@@ -20,6 +20,7 @@ mod partition;
 pub(crate) mod sequence;
 mod settle;
 mod slots;
+mod targets;
 mod visit;
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -30,9 +31,11 @@ use crate::error::UpdateError;
 use crate::eval::adapters::row_value;
 use crate::exec::cpu::{CpuExecutor, Progress};
 use crate::exec::gpu::executor::GpuExecutor;
-use crate::exec::gpu::targets::{TargetRef, Targets};
+use crate::exec::gpu::targets::Targets;
 use crate::exec::gpu::GpuError;
+use crate::table::host_targets::HostTargets;
 use crate::table::rows::Rows;
+use crate::table::targets::TargetRef;
 use crate::world::built::{BuiltMotion, MotionOptions};
 use callbacks::{CallbackError, Callbacks};
 use commands::{Command, QueueState};
@@ -67,7 +70,7 @@ pub(crate) struct SlotMeta {
     touched: bool,
     /// Finished during the current callback loop; removed right after it.
     pending_removal: bool,
-    /// The motion's GPU target, if it has one.
+    /// The motion's target (host array or GPU buffer), if it has one.
     target: Option<TargetRef>,
     /// A sequence: visited every update to drive its children.
     is_sequence: bool,
@@ -125,7 +128,10 @@ pub struct MotionWorld {
     gpu: Option<Box<GpuExecutor>>,
     use_gpu: bool,
     gpu_error: Option<GpuError>,
+    /// GPU buffers registered as targets.
     targets: Targets,
+    /// Host arrays registered as targets.
+    host_targets: HostTargets,
     /// In an update's visiting loop (whose values the executor has just written).
     visiting: bool,
     bound_rows: Vec<u32>,
@@ -169,6 +175,7 @@ impl MotionWorld {
             use_gpu: false,
             gpu_error: None,
             targets: Targets::default(),
+            host_targets: HostTargets::default(),
             visiting: false,
             bound_rows: Vec::new(),
             bound_motions: Vec::new(),
@@ -353,7 +360,9 @@ impl MotionWorld {
             self.meta[slot as usize].pending_removal = false;
             self.meta[slot as usize].target = None;
         }
-        self.targets.clear();
+        // The targets stay registered; only their motions go.
+        self.targets.clear_entries();
+        self.host_targets.clear_entries();
         self.rows.clear();
         self.bound.clear();
         self.bound.shrink_to(0);
@@ -435,14 +444,8 @@ impl MotionWorld {
             ended: false,
         };
         if let Some(target) = &built.target {
-            // Checked by the builder's terminal; a deferred spawn is checked here, and a
-            // target this world cannot fill is dropped (the motion runs without it).
-            let lanes = row.lane_count();
-            if let (Some(gpu), Ok(())) = (self.gpu.as_deref(), self.check_target(target, lanes)) {
-                let size = gpu.target_binding_size(&target.buffer);
-                self.meta[slot as usize].target =
-                    Some(self.targets.add(slot, row_index, target, lanes, size));
-            }
+            // Checked by the builder's terminal; a deferred spawn's is checked here.
+            self.link_target(slot, row_index, target, row.lane_count());
         }
         self.callbacks[slot as usize] = built.callbacks;
         if has_bind {

@@ -27,7 +27,7 @@ impl MotionWorld {
             };
             self.slots.set_row(slot, index);
             if let Some(target) = self.meta[slot as usize].target {
-                self.targets.set_row(target, index);
+                self.relink_target(target, index);
             }
         }
         for index in swaps.rows() {

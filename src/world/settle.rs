@@ -92,11 +92,7 @@ impl MotionWorld {
                 self.bound_dead += 1;
             }
             let is_sequence = meta.is_sequence;
-            if let Some(target) = meta.target.take() {
-                if let Some(owner) = self.targets.remove(target) {
-                    self.meta[owner as usize].target = Some(target);
-                }
-            }
+            self.unlink_target(slot);
             if is_sequence {
                 self.remove_children(slot);
             }

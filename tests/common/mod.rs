@@ -268,3 +268,19 @@ impl Rng {
         self.unit() < p
     }
 }
+
+/// A motion's value now as lanes (`lanes` of them: f32, Vec2, Vec3 or Vec4), from the world's
+/// f64 evaluation of its anchor.
+pub fn value_lanes(
+    world: &MotionWorld,
+    handle: wgpu_tween::MotionHandle,
+    lanes: usize,
+) -> [f32; 4] {
+    use wgpu_tween::Animatable;
+    match lanes {
+        1 => world.value::<f32>(handle).expect("live").to_lanes(),
+        2 => world.value::<glam::Vec2>(handle).expect("live").to_lanes(),
+        3 => world.value::<glam::Vec3>(handle).expect("live").to_lanes(),
+        _ => world.value::<glam::Vec4>(handle).expect("live").to_lanes(),
+    }
+}

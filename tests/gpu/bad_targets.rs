@@ -7,7 +7,7 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
-use wgpu_tween::gpu::{GpuContext, GpuError, GpuTarget};
+use wgpu_tween::gpu::{GpuContext, GpuError};
 use wgpu_tween::{Ease, Executor, Motion, MotionHandle, MotionWorld};
 
 fn buffer(ctx: &GpuContext, mapped: bool) -> wgpu::Buffer {
@@ -22,11 +22,12 @@ fn buffer(ctx: &GpuContext, mapped: bool) -> wgpu::Buffer {
 /// Three motions into `buffer` at f32s 0, 1, 2: motion k goes from 0 to 10 · (k + 1) over
 /// 1 s, linearly.
 fn three(world: &mut MotionWorld, buffer: &wgpu::Buffer) -> Vec<MotionHandle> {
+    let target = world.add_gpu_target(buffer).expect("buffer accepted");
     (0..3u32)
         .map(|k| {
             Motion::new(0.0f32, 10.0 * (k + 1) as f32, 1.0)
                 .ease(Ease::Linear)
-                .bind_to_buffer(world, GpuTarget::new(buffer.clone(), k, 1, 0))
+                .bind_to_buffer(world, target.at(k, 1, 0))
                 .expect("target accepted")
         })
         .collect()

@@ -12,8 +12,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::{Quat, Vec3, Vec4};
-use wgpu_tween::gpu::{GpuContext, GpuTarget};
+use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Animatable, Ease, LoopType, Motion, MotionHandle, MotionWorld, Sequence};
+use wgpu_tween::{Target, TargetId};
 
 /// The small binding limit, and the page it gives (`table::page_rows`: 64 KiB / 32 bytes).
 const BINDING: u64 = 64 * 1024;
@@ -70,6 +71,8 @@ struct Rig {
     ctx: GpuContext,
     world: MotionWorld,
     buffers: Vec<wgpu::Buffer>,
+    /// The buffers as registered targets.
+    ids: Vec<TargetId>,
     next_slot: [u32; 4],
     probes: Vec<Probe>,
     spawned: usize,
@@ -77,27 +80,32 @@ struct Rig {
 
 impl Rig {
     fn new(ctx: GpuContext) -> Self {
-        let world = common::Exec::Gpu(Box::new(ctx.clone())).world();
-        let buffers = KINDS
+        let mut world = common::Exec::Gpu(Box::new(ctx.clone())).world();
+        let buffers: Vec<wgpu::Buffer> = KINDS
             .iter()
             .map(|_| storage_buffer(&ctx, SLOTS as usize * 4))
+            .collect();
+        let ids = buffers
+            .iter()
+            .map(|b| world.add_gpu_target(b).expect("storage buffer"))
             .collect();
         Self {
             ctx,
             world,
             buffers,
+            ids,
             next_slot: [0; 4],
             probes: Vec::new(),
             spawned: 0,
         }
     }
 
-    fn target(&mut self, kind: Kind) -> (u32, GpuTarget) {
+    fn target(&mut self, kind: Kind) -> (u32, Target) {
         let k = kind as usize;
         let slot = self.next_slot[k];
         self.next_slot[k] += 1;
         assert!(slot < SLOTS, "out of target slots");
-        (slot, GpuTarget::new(self.buffers[k].clone(), slot, 4, 0))
+        (slot, self.ids[k].at(slot, 4, 0))
     }
 
     /// Spawns `count` motions of every kind in turn, with varied eases, loops, delays and
@@ -162,7 +170,7 @@ impl Rig {
         &mut self,
         n: usize,
         motion: Motion<T>,
-        target: GpuTarget,
+        target: Target,
         cell: &Option<Arc<AtomicU32>>,
     ) -> MotionHandle {
         let motion = motion

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use glam::Vec2;
-use wgpu_tween::gpu::{GpuContext, GpuTarget, GpuUpdateStats};
+use wgpu_tween::gpu::{GpuContext, GpuUpdateStats};
 use wgpu_tween::{Executor, LoopType, Motion, MotionWorld};
 
 use crate::common;
@@ -127,9 +127,12 @@ fn changes_binds_and_targets_add_their_passes() {
             };
             handles.push(handle.expect("valid motion"));
         }
+        let target = world
+            .add_gpu_target(&instances(&ctx, 256))
+            .expect("storage buffer");
         Motion::new(Vec2::ZERO, Vec2::ONE, 1.0)
             .loops(-1, LoopType::Flip)
-            .bind_to_buffer(&mut world, GpuTarget::new(instances(&ctx, 256), 3, 4, 0))
+            .bind_to_buffer(&mut world, target.at(3, 4, 0))
             .expect("target in bounds");
         common::update_on_gpu(&mut world, DT, "first update");
         common::update_on_gpu(&mut world, DT, "steady update");
@@ -181,8 +184,11 @@ fn the_cpu_executor_counts_its_target_writes_only() {
         world.update(DT).expect("update");
         assert_eq!(stats(&world), GpuUpdateStats::default(), "no target");
 
+        let target = world
+            .add_gpu_target(&instances(&ctx, 64))
+            .expect("storage buffer");
         Motion::new(0.0f32, 1.0, 1.0)
-            .bind_to_buffer(&mut world, GpuTarget::new(instances(&ctx, 64), 2, 1, 0))
+            .bind_to_buffer(&mut world, target.at(2, 1, 0))
             .expect("target in bounds");
         world.update(DT).expect("update");
         let s = stats(&world);

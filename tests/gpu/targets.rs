@@ -2,7 +2,8 @@
 //! `index · stride + offset` (f32 units). Checked by reading the buffers back and comparing
 //! with the CPU's f64 evaluation of every motion, on both executors (the CPU executor with a
 //! context attached fills targets by upload), through swap-removes, spawns, `set_time`,
-//! completion, a folded scatter dispatch, and build errors.
+//! completion, a folded scatter dispatch, and build errors. Buffers are registered once
+//! (`add_gpu_target`); motions name them by id.
 
 use crate::common;
 
@@ -12,9 +13,10 @@ use std::sync::Arc;
 
 use glam::{Vec2, Vec3, Vec4};
 use wgpu_tween::error::TargetError;
-use wgpu_tween::gpu::{GpuContext, GpuError, GpuTarget};
+use wgpu_tween::gpu::{GpuContext, GpuError};
 use wgpu_tween::{
-    Animatable, BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld,
+    Animatable, BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld, Target,
+    TargetId,
 };
 
 /// What unwritten f32s hold.
@@ -50,6 +52,8 @@ struct Rig {
     ctx: GpuContext,
     world: MotionWorld,
     buffers: Vec<wgpu::Buffer>,
+    /// The buffers as registered targets.
+    ids: Vec<TargetId>,
     /// Live targeted motions.
     placed: Vec<Placed>,
     /// What every written f32 must hold: (buffer, index) → value.
@@ -70,10 +74,15 @@ impl Rig {
             storage_buffer(ctx, 2 * 900),
             storage_buffer(ctx, 5 * 400 + 3),
         ];
+        let ids = buffers
+            .iter()
+            .map(|b| world.add_gpu_target(b).expect("storage buffer"))
+            .collect();
         Self {
             ctx: ctx.clone(),
             world,
             buffers,
+            ids,
             placed: Vec::new(),
             expected: HashMap::new(),
             writers: HashMap::new(),
@@ -81,13 +90,8 @@ impl Rig {
         }
     }
 
-    fn target(&self, buffer: usize, index: u32, stride: u32, offset: u32) -> GpuTarget {
-        GpuTarget {
-            buffer: self.buffers[buffer].clone(),
-            index,
-            stride,
-            offset,
-        }
+    fn target(&self, buffer: usize, index: u32, stride: u32, offset: u32) -> Target {
+        self.ids[buffer].at(index, stride, offset)
     }
 
     fn spawn_one<T: Animatable>(&mut self, from: T, to: T, target: (usize, u32, u32, u32)) {
@@ -159,7 +163,7 @@ impl Rig {
         // stays in the buffer.) No two live motions here write the same f32.
         for p in &self.placed {
             let lanes = if self.world.is_active(p.handle) {
-                value_lanes(&self.world, p)
+                common::value_lanes(&self.world, p.handle, p.lanes)
             } else {
                 // Completed in this update: its end value was written, then it ended.
                 p.end.expect("only finite motions complete")
@@ -190,16 +194,6 @@ impl Rig {
                 }
             }
         }
-    }
-}
-
-/// A motion's value now as lanes, from the CPU's f64 evaluation of its anchor.
-fn value_lanes(world: &MotionWorld, p: &Placed) -> [f32; 4] {
-    match p.lanes {
-        1 => world.value::<f32>(p.handle).expect("live").to_lanes(),
-        2 => world.value::<Vec2>(p.handle).expect("live").to_lanes(),
-        3 => world.value::<Vec3>(p.handle).expect("live").to_lanes(),
-        _ => world.value::<Vec4>(p.handle).expect("live").to_lanes(),
     }
 }
 
@@ -302,7 +296,7 @@ fn targets_work_with_binds_deferred_spawns_and_folded_dispatch() {
         let seen = Arc::new(AtomicU32::new(0));
         let sink = Arc::clone(&seen);
         let both = Motion::new(1.0f32, 2.0, 1.0)
-            .target(GpuTarget::new(rig.buffers[2].clone(), 400, 5, 0))
+            .target(rig.ids[2].at(400, 5, 0))
             .bind(&mut rig.world, move |v| {
                 sink.store(v.to_bits(), Ordering::Relaxed)
             })
@@ -320,11 +314,11 @@ fn targets_work_with_binds_deferred_spawns_and_folded_dispatch() {
         let commands = rig.world.commands();
         let spawned = Arc::new(std::sync::Mutex::new(None));
         let slot = Arc::clone(&spawned);
-        let target = GpuTarget::new(rig.buffers[2].clone(), 400, 5, 1);
+        let target = rig.ids[2].at(400, 5, 1);
         Motion::new(0.0f32, 1.0, 0.1)
             .on_complete(move || {
                 let h = Motion::new(5.0f32, 6.0, 2.0)
-                    .target(target.clone())
+                    .target(target)
                     .run_deferred(&commands)
                     .expect("deferred");
                 *slot.lock().unwrap() = Some(h);
@@ -355,9 +349,10 @@ fn bad_targets_are_build_errors() {
     let Some(ctx) = common::gpu() else { return };
     let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
     let buffer = storage_buffer(&ctx, 100);
+    let target = world.add_gpu_target(&buffer).expect("storage buffer");
     // Past the end: a vec3 at f32 98 needs 101 f32s.
     let err = Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
-        .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 49, 2, 0))
+        .bind_to_buffer(&mut world, target.at(49, 2, 0))
         .unwrap_err();
     assert_eq!(
         err,
@@ -365,14 +360,11 @@ fn bad_targets_are_build_errors() {
     );
     // The last f32 exactly fits.
     Motion::new(0.0f32, 1.0, 1.0)
-        .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 33, 3, 0))
+        .bind_to_buffer(&mut world, target.at(33, 3, 0))
         .expect("f32 99 fits");
     // Huge index × stride does not wrap around.
     let err = Motion::new(0.0f32, 1.0, 1.0)
-        .bind_to_buffer(
-            &mut world,
-            GpuTarget::new(buffer.clone(), u32::MAX, u32::MAX, 0),
-        )
+        .bind_to_buffer(&mut world, target.at(u32::MAX, u32::MAX, 0))
         .unwrap_err();
     assert!(
         matches!(err, BuildError::Target(TargetError::OutOfBounds { .. })),
@@ -385,27 +377,21 @@ fn bad_targets_are_build_errors() {
         usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    let err = Motion::new(0.0f32, 1.0, 1.0)
-        .bind_to_buffer(&mut world, GpuTarget::new(plain, 0, 1, 0))
-        .unwrap_err();
-    assert_eq!(err, BuildError::Target(TargetError::NotStorage));
+    assert_eq!(world.add_gpu_target(&plain), Err(TargetError::NotStorage));
     // A world without a GPU context.
     let mut cpu_only = MotionWorld::new();
+    assert_eq!(cpu_only.add_gpu_target(&buffer), Err(TargetError::NoGpu));
+    // Another world's target: unknown here, and nothing is added.
     let err = Motion::new(0.0f32, 1.0, 1.0)
-        .bind_to_buffer(&mut cpu_only, GpuTarget::new(buffer.clone(), 0, 1, 0))
+        .bind_to_buffer(&mut cpu_only, target.at(0, 1, 0))
         .unwrap_err();
-    assert_eq!(err, BuildError::Target(TargetError::NoGpu));
+    assert_eq!(err, BuildError::Target(TargetError::Unknown));
     assert!(cpu_only.is_empty());
     // A destroyed buffer: the device refuses to bind it.
     let destroyed = storage_buffer(&ctx, 16);
     destroyed.destroy();
-    let err = Motion::new(0.0f32, 1.0, 1.0)
-        .bind_to_buffer(&mut world, GpuTarget::new(destroyed, 0, 1, 0))
-        .unwrap_err();
-    assert!(
-        matches!(err, BuildError::Target(TargetError::Rejected(_))),
-        "{err:?}"
-    );
+    let err = world.add_gpu_target(&destroyed).unwrap_err();
+    assert!(matches!(err, TargetError::Rejected(_)), "{err:?}");
     // The world is unharmed.
     assert_eq!(world.len(), 1);
     world.update(0.1).expect("update");
@@ -445,10 +431,11 @@ fn a_destroyed_target_buffer_is_an_error_not_a_panic() {
         let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
         world.set_executor(executor).expect("executor");
         let buffer = storage_buffer(&ctx, 64);
+        let target = world.add_gpu_target(&buffer).expect("storage buffer");
         let seen = Arc::new(AtomicU32::new(0));
         let sink = Arc::clone(&seen);
         let h = Motion::new(0.0f32, 8.0, 1.0)
-            .target(GpuTarget::new(buffer.clone(), 3, 4, 1))
+            .target(target.at(3, 4, 1))
             .bind(&mut world, move |v| {
                 sink.store(v.to_bits(), Ordering::Relaxed)
             })
@@ -481,12 +468,8 @@ fn sequence_children_write_their_targets() {
         let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
         world.set_executor(executor).expect("executor");
         let buffer = storage_buffer(&ctx, 8);
-        let target = |index| GpuTarget {
-            buffer: buffer.clone(),
-            index,
-            stride: 2,
-            offset: 1,
-        };
+        let id = world.add_gpu_target(&buffer).expect("storage buffer");
+        let target = |index| id.at(index, 2, 1);
         // Children at 0 and 1 s of a 2 s sequence; their values land at floats 1 and 3.
         let a = Motion::new(0.0f32, 10.0, 1.0)
             .bind_to_buffer(&mut world, target(0))
@@ -528,11 +511,12 @@ fn the_newest_end_value_queued_between_updates_wins() {
         let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
         world.set_executor(executor).expect("executor");
         let buffer = storage_buffer(&ctx, 4);
+        let id = world.add_gpu_target(&buffer).expect("storage buffer");
         let a = Motion::new(0.0f32, 10.0, 1.0)
-            .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 0, 1, 0))
+            .bind_to_buffer(&mut world, id.at(0, 1, 0))
             .expect("target");
         let b = Motion::new(100.0f32, 200.0, 1.0)
-            .bind_to_buffer(&mut world, GpuTarget::new(buffer.clone(), 1, 1, 0))
+            .bind_to_buffer(&mut world, id.at(1, 1, 0))
             .expect("target");
         let seq = wgpu_tween::Sequence::new()
             .append(a)

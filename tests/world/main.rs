@@ -15,6 +15,7 @@ mod derive;
 mod drop_panics;
 mod examples;
 mod handles;
+mod host_targets;
 mod parametric_eases;
 mod punch_shake;
 mod reentrancy;

@@ -32,8 +32,8 @@ use super::table::GpuTable;
 use super::targets::{self, Source, Targets};
 use super::timing::PassTimer;
 use crate::core::row::MotionRow;
-use crate::error::BuildError;
 use crate::error::GpuError;
+use crate::error::TargetError;
 use crate::table::rows::Rows;
 
 /// The GPU executor: the context, its pipelines and the parts one frame is recorded from.
@@ -281,7 +281,7 @@ impl GpuExecutor {
     }
 
     /// Checks that `buffer` can be bound as a target on this device.
-    pub fn probe_target(&self, buffer: &wgpu::Buffer) -> Result<(), BuildError> {
+    pub fn probe_target(&self, buffer: &wgpu::Buffer) -> Result<(), TargetError> {
         targets::probe(
             &self.ctx,
             &self.pipelines,

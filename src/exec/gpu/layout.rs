@@ -128,30 +128,8 @@ pub struct ScatterParams {
     pub _pad: u32,
 }
 
-/// `TargetEntry` in `shaders/scatter.wgsl`: one motion's place in a target buffer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-#[repr(C)]
-pub struct TargetEntry {
-    /// The motion's row.
-    pub row: u32,
-    /// f32 index of lane 0 in bits 0..30, lane count − 1 in bits 30..32.
-    pub dst: u32,
-}
-
-impl TargetEntry {
-    /// Largest f32 index a target may start at (a 4 GiB buffer holds 2^30 f32s).
-    pub const MAX_FIRST: u64 = (1 << 30) - 1;
-
-    /// An entry for `row` writing `lanes` (1..=4) values from f32 index `first`.
-    #[must_use]
-    pub fn new(row: u32, first: u32, lanes: usize) -> Self {
-        debug_assert!(u64::from(first) <= Self::MAX_FIRST && (1..=4).contains(&lanes));
-        Self {
-            row,
-            dst: first | ((lanes as u32 - 1) << 30),
-        }
-    }
-}
+/// `TargetEntry` in `shaders/scatter.wgsl` (shared with the host targets).
+pub use crate::table::targets::TargetEntry;
 
 /// Splits an f64 into an f32 pair `hi + lo`.
 #[inline]

@@ -5,7 +5,7 @@
 //! then picks the executor by [`Executor`](crate::Executor). Values of motions with a CPU bind
 //! come back through a small gather pass and a ring of staging buffers
 //! ([`ReadbackMode`]); everything else stays on the GPU, or goes straight into user buffers
-//! through [`GpuTarget`]s.
+//! registered as targets ([`MotionWorld::add_gpu_target`](crate::MotionWorld::add_gpu_target)).
 
 mod buffers;
 mod changes;
@@ -27,7 +27,6 @@ pub use crate::error::GpuError;
 pub use context::GpuContext;
 pub use readback::ReadbackMode;
 pub use stats::GpuUpdateStats;
-pub use targets::GpuTarget;
 
 /// The label of an object made every update (command encoders, passes, per-frame bind
 /// groups): `name` in debug builds, none in release builds, where wgpu would copy it into a

@@ -9,7 +9,7 @@ use super::super::pipelines::Pipelines;
 use super::super::stats::GpuUpdateStats;
 use super::{BindKey, Group, Source, Targets};
 use crate::error::GpuError;
-use crate::error::{BuildError, TargetError};
+use crate::error::TargetError;
 
 /// Uniform offsets must be multiples of this (WebGPU's maximum of the alignment limit).
 const PARAMS_STRIDE: u64 = 256;
@@ -49,10 +49,10 @@ impl Targets {
             Source::Upload(rows) => {
                 self.values.clear();
                 for g in self.groups.iter().flatten() {
-                    for k in 0..g.max_lanes as usize {
+                    for k in 0..g.list.max_lanes as usize {
                         let column = &rows.outputs[k];
                         self.values
-                            .extend(g.entries.iter().map(|e| column[e.row as usize]));
+                            .extend(g.list.entries.iter().map(|e| column[e.row as usize]));
                     }
                 }
                 let bytes = (self.values.len() as u64 * 4).max(4);
@@ -121,7 +121,7 @@ impl Targets {
         let mut offset = 0u32;
         for (index, g) in self.groups.iter_mut().enumerate() {
             let Some(g) = g else { continue };
-            let count = g.entries.len() as u32;
+            let count = g.list.entries.len() as u32;
             sync_entries(device, queue, g, &mut self.stats);
             for (s, (_, row_base, row_end, stride)) in
                 (0..source_count).filter_map(source_at).enumerate()
@@ -141,9 +141,10 @@ impl Targets {
                     .copy_from_slice(bytemuck::bytes_of(&params_bytes));
             }
             if matches!(source, Source::Upload(_)) {
-                offset += count * g.max_lanes;
+                offset += count * g.list.max_lanes;
             }
-            if g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
+            // A buffer no motion writes now is not bound (it may be gone).
+            if !g.list.entries.is_empty() && g.bind_groups.as_ref().is_none_or(|(k, _)| *k != key) {
                 let Some((entries, _)) = &g.gpu else { continue };
                 let groups = (0..source_count)
                     .filter_map(source_at)
@@ -195,14 +196,17 @@ impl Targets {
         pass.set_pipeline(&pipelines.scatter);
         for (index, g) in self.groups.iter().enumerate() {
             let Some(Group {
-                entries,
+                list,
                 bind_groups: Some((_, groups)),
                 ..
             }) = g
             else {
                 continue;
             };
-            let (x, y) = fold_dispatch(entries.len() as u32, GROUP_SIZE, max_per_axis);
+            if list.entries.is_empty() {
+                continue; // a registered buffer no motion writes now
+            }
+            let (x, y) = fold_dispatch(list.entries.len() as u32, GROUP_SIZE, max_per_axis);
             for (s, group) in groups.iter().enumerate() {
                 let slot = (index * groups.len() + s) as u64;
                 pass.set_bind_group(0, group, &[(slot * PARAMS_STRIDE) as u32]);
@@ -213,8 +217,7 @@ impl Targets {
         Ok(())
     }
 
-    /// Records the scatter of the queued final values, then forgets them (and releases the
-    /// buffers that only they kept). One `write_buffer` into the finals buffer: per target
+    /// Records the scatter of the queued final values, then forgets them. One `write_buffer` into the finals buffer: per target
     /// buffer a params slot, then the entry lists (256-byte aligned), then the values (lane
     /// `k` of a buffer's final `n` at its offset `+ k · count + n`).
     fn record_finals(
@@ -314,18 +317,6 @@ impl Targets {
             self.stats.dispatches += 1;
         }
         drop(pass);
-        for (g, ..) in runs {
-            let empty = match self.groups.get_mut(g as usize) {
-                Some(Some(group)) => {
-                    group.finals = 0;
-                    group.entries.is_empty()
-                }
-                _ => false,
-            };
-            if empty {
-                self.release(g);
-            }
-        }
         self.finals.clear();
         if self.finals.capacity() > 4096 {
             // A burst of completions: its scratch goes with it.
@@ -344,7 +335,7 @@ fn sync_entries(
     g: &mut Group,
     stats: &mut GpuUpdateStats,
 ) {
-    let len = g.entries.len() as u32;
+    let len = g.list.entries.len() as u32;
     let capacity = g.gpu.as_ref().map_or(0, |(_, c)| *c);
     if len > capacity || (capacity > MIN_ENTRIES && len * 4 <= capacity) {
         let capacity = (len * 2).next_power_of_two().max(MIN_ENTRIES);
@@ -356,12 +347,12 @@ fn sync_entries(
         });
         g.gpu = Some((buffer, capacity));
         g.bind_groups = None;
-        g.dirty = Some((0, len));
+        g.list.dirty = Some((0, len));
     }
-    if let (Some((lo, hi)), Some((buffer, _))) = (g.dirty.take(), &g.gpu) {
+    if let (Some((lo, hi)), Some((buffer, _))) = (g.list.dirty.take(), &g.gpu) {
         let hi = hi.min(len);
         if lo < hi {
-            let entries = &g.entries[lo as usize..hi as usize];
+            let entries = &g.list.entries[lo as usize..hi as usize];
             queue.write_buffer(
                 buffer,
                 u64::from(lo) * size_of::<TargetEntry>() as u64,
@@ -383,10 +374,9 @@ pub(crate) fn probe(
     pipelines: &Pipelines,
     buffer: &wgpu::Buffer,
     binding_size: u64,
-) -> Result<(), BuildError> {
-    let size = wgpu::BufferSize::new(binding_size).ok_or(BuildError::Target(
-        TargetError::OutOfBounds { end: 1, len: 0 },
-    ))?;
+) -> Result<(), TargetError> {
+    let size =
+        wgpu::BufferSize::new(binding_size).ok_or(TargetError::OutOfBounds { end: 1, len: 0 })?;
     ctx.scoped(|| {
         ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-tween target probe"),
@@ -402,5 +392,5 @@ pub(crate) fn probe(
         })
     })
     .map(drop)
-    .map_err(|e| BuildError::Target(TargetError::Rejected(e.to_string())))
+    .map_err(|e| TargetError::Rejected(e.to_string()))
 }
