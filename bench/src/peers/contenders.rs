@@ -4,11 +4,13 @@
 use std::error::Error;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use wgpu_tween::gpu::{GpuContext, GpuTarget};
-use wgpu_tween::{BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::gpu::GpuContext;
+use wgpu_tween::{
+    BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld, TargetId,
+};
 
 use super::{phase, target, DURATION};
 use crate::baseline::BaselineLoop;
@@ -375,6 +377,9 @@ enum Out {
     Slots(Arc<[AtomicU32]>),
     /// Each motion writes element `i` of this storage buffer.
     Buffer(wgpu::Buffer),
+    /// Each motion writes element `i` of this host array (registered when the motions are
+    /// made).
+    Host(Arc<OnceLock<TargetId>>),
 }
 
 struct World {
@@ -409,6 +414,11 @@ impl Motions for World {
                 .iter()
                 .map(|s| f32::from_bits(s.load(Ordering::Relaxed)))
                 .collect()),
+            Out::Host(id) => id
+                .get()
+                .and_then(|&id| self.world.host_target(id))
+                .map(<[f32]>::to_vec)
+                .ok_or_else(|| "no host target".into()),
             Out::Buffer(buffer) => match &self.gpu {
                 Some(ctx) => read_buffer(ctx, buffer),
                 None => Err("GPU targets without a GPU context".into()),
@@ -497,11 +507,18 @@ fn wt_bind(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
     ))
 }
 
-/// Host targets (issue 17 item 2: a world-owned f32 array registered once, motion `i`
-/// writing element `i`) fill this column once that API exists, as a `wt_world` with an `Out`
-/// that reads the array; until then there is nothing to build.
-fn wt_host(_: &Env, _n: usize) -> Option<Result<Built, Failure>> {
-    None
+/// A host array of N f32s registered once; motion `i` writes element `i`.
+fn wt_host(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
+    let id = Arc::new(OnceLock::new());
+    let out = Out::Host(Arc::clone(&id));
+    Some(wt_world(None, n, out, move |w, handles| {
+        let array = *id.get_or_init(|| w.add_host_target(n));
+        for i in 0..n {
+            let index = u32::try_from(i).unwrap_or(u32::MAX);
+            handles.push(motion(i).target(array.at(index, 1, 0)).run(w)?);
+        }
+        Ok(())
+    }))
 }
 
 /// Batch spawning (issue 17 item 4: the N motions of one configuration added in one call,
@@ -520,15 +537,14 @@ fn wt_gpu_targets(env: &Env, n: usize) -> Option<Result<Built, Failure>> {
         mapped_at_creation: false,
     });
     let out = Out::Buffer(buffer.clone());
-    Some(wt_world(
-        Some(ctx),
-        n,
-        out,
-        each(n, move |w, i| {
+    Some(wt_world(Some(ctx), n, out, move |w, handles| {
+        let id = w.add_gpu_target(&buffer).map_err(BuildError::Target)?;
+        for i in 0..n {
             let index = u32::try_from(i).unwrap_or(u32::MAX);
-            motion(i).bind_to_buffer(w, GpuTarget::new(buffer.clone(), index, 1, 0))
-        }),
-    ))
+            handles.push(motion(i).target(id.at(index, 1, 0)).run(w)?);
+        }
+        Ok(())
+    }))
 }
 
 fn wt_gpu(env: &Env, n: usize) -> Option<Result<Built, Failure>> {
