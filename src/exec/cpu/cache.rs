@@ -14,6 +14,7 @@
 //! ([`super::batch`]).
 
 use super::batch::{self, Columns, CHUNK};
+use super::fast_ease;
 use super::lanes::{AdapterMasks, QuatColumns};
 use super::segment::{self, Segment};
 use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
@@ -546,7 +547,7 @@ fn eased(chunk: &Chunk<'_>, ease: u8, loop_type: u8, w: f32, p: &mut [f32; CHUNK
     macro_rules! dispatch {
         ($($ease:ident),*) => {
             match Ease::from_bits(u32::from(ease)) {
-                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, loop_type, w, p),)*
+                $(Some(Ease::$ease) => by_loop(|x| fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, w, p),)*
                 None => by_loop(|x| x, chunk, loop_type, w, p),
             }
         };

@@ -129,7 +129,7 @@ pub(super) fn eased<const AVX2: bool>(
     macro_rules! dispatch {
         ($($ease:ident),*) => {
             match Ease::from_bits(u32::from(ease)) {
-                $(Some(Ease::$ease) => by_loop::<AVX2>(|x| Ease::$ease.evaluate(x), chunk, loop_type, w, p),)*
+                $(Some(Ease::$ease) => by_loop::<AVX2>(|x| super::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, w, p),)*
                 None => by_loop::<AVX2>(|x| x, chunk, loop_type, w, p),
             }
         };

@@ -5,6 +5,7 @@
 
 mod batch;
 mod cache;
+mod fast_ease;
 
 mod lanes;
 mod pool;
