@@ -197,12 +197,7 @@ fn create(c: &mut Criterion) {
 /// same size and timing (`common::fill_typed`).
 fn order(c: &mut Criterion) {
     const N: usize = 100_000;
-    let mut group = c.benchmark_group("order");
-    group
-        .throughput(Throughput::Elements(N as u64))
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    let mut group = group_of_worlds(c, "order", N);
     let mixed_world = |order: &[usize]| {
         let mut world = MotionWorld::new();
         world.set_cpu_threads(1);
@@ -255,18 +250,28 @@ fn uniform_world<T: Animatable>(n: usize, from: T, to: T) -> MotionWorld {
     world
 }
 
+/// A group timing updates of worlds of `n` motions.
+fn group_of_worlds<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    n: usize,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .throughput(Throughput::Elements(n as u64))
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group
+}
+
 /// Per-motion update cost of a world mixing value types against an all-f32 world of the
 /// same size (one thread; the target is within 1.25×), with three references: an
 /// all-`Vec3` and an all-`Color` world (three and four lerped lanes per row: the memory
 /// traffic of those rows) and an all-`Quat` world (every row slerped).
 fn mixed(c: &mut Criterion) {
     const N: usize = 100_000;
-    let mut group = c.benchmark_group("mixed");
-    group
-        .throughput(Throughput::Elements(N as u64))
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    let mut group = group_of_worlds(c, "mixed", N);
     let worlds = [
         ("all-f32-1t", typed_world(N, false)),
         ("f32-vec3-quat-color-1t", typed_world(N, true)),

@@ -44,6 +44,9 @@ pub(crate) struct CpuExecutor {
     /// Rows the last update evaluated on the batch path: with the row count, the estimate of
     /// this update's work that decides how many threads share it.
     batch_rows: usize,
+    /// Rows at the last update: a chunk that gained or lost rows at the table's end (a
+    /// removal pops the last row, which may have been in place) is classified again.
+    rows_seen: usize,
 }
 
 /// The most threads the executor uses: the machine's available parallelism, but at least 2
@@ -62,6 +65,7 @@ impl CpuExecutor {
             pool: None,
             cache: Cache::default(),
             batch_rows: 0,
+            rows_seen: 0,
         }
     }
 
@@ -158,6 +162,15 @@ impl CpuExecutor {
         }
         touched.all = false;
         touched.rows.clear();
+        if len != self.rows_seen {
+            // The chunks that held the old and the new last row (their row counts changed).
+            for end in [len, self.rows_seen.min(len)] {
+                if end > 0 {
+                    self.cache.invalidate_row(end - 1);
+                }
+            }
+            self.rows_seen = len;
+        }
     }
 }
 
