@@ -506,24 +506,27 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
         };
         p.fill(e);
         near
+    } else if groups.len == 1 {
+        let (ease, lt) = (groups.ease[0], groups.loop_type[0]);
+        if fold {
+            fold::eased::<AVX2>(&chunk, ease, lt, w, p)
+        } else {
+            eased(&chunk, ease, lt, w, p);
+            false
+        }
     } else {
-        // Each run by its own loop over the whole chunk (SIMD, no tail), its rows kept: a
-        // chunk of one run writes `p` directly.
-        let single = groups.len == 1;
+        // Each run by its own loop over the whole chunk (SIMD, no tail), its rows kept.
         let mut near = false;
         for g in 0..usize::from(groups.len) {
             let (ease, lt) = (groups.ease[g], groups.loop_type[g]);
-            let out = if single { &mut *p } else { &mut *q };
             near |= if fold {
-                fold::eased::<AVX2>(&chunk, ease, lt, w, out)
+                fold::eased::<AVX2>(&chunk, ease, lt, w, q)
             } else {
-                eased(&chunk, ease, lt, w, out);
+                eased(&chunk, ease, lt, w, q);
                 false
             };
-            if !single {
-                let range = groups.range(g);
-                p[range.clone()].copy_from_slice(&q[range]);
-            }
+            let range = groups.range(g);
+            p[range.clone()].copy_from_slice(&q[range]);
         }
         near
     };
