@@ -5,9 +5,10 @@
 //! Within its class's run, rows are grouped by configuration ([`group_key`]: ease, loop and
 //! delay types, time kind), lazily: a new row stays at the end of its class, a removal's swap
 //! leaves a row among others, and [`Rows::regroup`] puts every class back in groups in one
-//! pass once such rows reach [`REGROUP_SHARE`] of the table (or the table's first rows).
-//! So spawning costs what it did, a burst of creations in any order is grouped by the next
-//! update (`O(rows)` moves, amortised: at most `REGROUP_SHARE`⁻¹ per creation or removal),
+//! pass once such rows make up `1/REGROUP_SHARE` of the table (of its first million rows in a
+//! larger one). So spawning costs what it did, a burst of creations in any order is grouped
+//! by the next update (`O(rows)` moves, amortised: at most [`REGROUP_SHARE`] per creation or
+//! removal while the table is under a million rows),
 //! and the executors' chunks mostly see one configuration (the CPU's segment cache serves
 //! chunks of a few groups, see `exec/cpu/cache.rs`).
 //!
