@@ -14,6 +14,7 @@ use wgpu_tween::{
     Animatable, BuildError, Color, Ease, LoopType, Motion, MotionHandle, MotionWorld,
 };
 use wgpu_tween_bench::baseline::BaselineLoop;
+use wgpu_tween_bench::workload;
 
 mod common;
 
@@ -168,6 +169,57 @@ fn create(c: &mut Criterion) {
         3 => Motion::new(Color::BLACK, Color::WHITE, 2.0).run(world),
         _ => Motion::new(Quat::IDENTITY, Quat::from_rotation_y(2.0), 2.0).run(world),
     });
+    // The benchmark binary's mixed workload (value types, eases, loop types and delays
+    // interleaved); and the same followed by the first update, which evaluates every row.
+    create_n(&mut group, "populate-mixed-workload", |world, i| {
+        workload::add_nth(world, i, None).map(|()| MotionHandle::NONE)
+    });
+    group.bench_function(
+        BenchmarkId::new("populate-mixed-workload-and-update", CREATE_N),
+        |b| {
+            b.iter_batched(
+                MotionWorld::new,
+                |mut world| {
+                    workload::populate(&mut world, CREATE_N, false).expect("valid motions");
+                    world.update(DT).expect("valid delta");
+                    world
+                },
+                BatchSize::PerIteration,
+            );
+        },
+    );
+    group.finish();
+}
+
+/// The benchmark binary's mixed workload at 100k motions (one thread) created interleaved
+/// (its own order) and grouped by configuration (issue 18: the cost of a world must not
+/// depend on the order its motions were created in), next to an all-`f32` world of the
+/// same size and timing (`common::fill_typed`).
+fn order(c: &mut Criterion) {
+    const N: usize = 100_000;
+    let mut group = group_of_worlds(c, "order", N);
+    let mixed_world = |order: &[usize]| {
+        let mut world = MotionWorld::new();
+        world.set_cpu_threads(1);
+        world.reserve(order.len());
+        for &i in order {
+            workload::add_nth(&mut world, i, None).expect("valid motion");
+        }
+        world
+    };
+    let interleaved: Vec<usize> = (0..N).collect();
+    let mut grouped = interleaved.clone();
+    grouped.sort_by_key(|&i| workload::config_key(i));
+    let worlds = [
+        ("mixed-interleaved-1t", mixed_world(&interleaved)),
+        ("mixed-grouped-1t", mixed_world(&grouped)),
+        ("all-f32-1t", typed_world(N, false)),
+    ];
+    for (label, mut world) in worlds {
+        group.bench_function(BenchmarkId::new(label, N), |b| {
+            b.iter(|| world.update(DT).expect("valid delta"));
+        });
+    }
     group.finish();
 }
 
@@ -198,18 +250,28 @@ fn uniform_world<T: Animatable>(n: usize, from: T, to: T) -> MotionWorld {
     world
 }
 
+/// A group timing updates of worlds of `n` motions.
+fn group_of_worlds<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    n: usize,
+) -> criterion::BenchmarkGroup<'a, criterion::measurement::WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .throughput(Throughput::Elements(n as u64))
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    group
+}
+
 /// Per-motion update cost of a world mixing value types against an all-f32 world of the
 /// same size (one thread; the issue's target is within 1.25×), with three references: an
 /// all-`Vec3` and an all-`Color` world (three and four lerped lanes per row: the memory
 /// traffic of those rows) and an all-`Quat` world (every row slerped).
 fn mixed(c: &mut Criterion) {
     const N: usize = 100_000;
-    let mut group = c.benchmark_group("mixed");
-    group
-        .throughput(Throughput::Elements(N as u64))
-        .sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    let mut group = group_of_worlds(c, "mixed", N);
     let worlds = [
         ("all-f32-1t", typed_world(N, false)),
         ("f32-vec3-quat-color-1t", typed_world(N, true)),
@@ -228,5 +290,5 @@ fn mixed(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, update, idle, create, mixed);
+criterion_group!(benches, update, idle, create, mixed, order);
 criterion_main!(benches);

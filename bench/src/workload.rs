@@ -138,48 +138,72 @@ pub fn populate(world: &mut MotionWorld, n: usize, bind: bool) -> Result<usize, 
     let mut bound = 0;
     world.reserve(n);
     for i in 0..n {
-        let f = (i % 1000) as f32 * 1e-3;
-        let duration = 0.5 + (i % 11) as f32 * 0.25;
         let sink = (bind && i % BOUND_EVERY == 0).then_some(&sink);
         bound += usize::from(sink.is_some());
-        match i % 5 {
-            0 | 1 => add(
-                world,
-                configure(Motion::new(f, f + 10.0, duration), i),
-                sink,
-            )?,
-            2 => add(
-                world,
-                configure(Motion::new(Vec3::ZERO, Vec3::new(1.0, 2.0, f), duration), i),
-                sink,
-            )?,
-            3 => add(
-                world,
-                configure(
-                    Motion::new(
-                        Quat::from_rotation_y(f),
-                        Quat::from_axis_angle(Vec3::new(1.0, 1.0, 0.0).normalize(), 2.0 + f),
-                        duration,
-                    ),
-                    i,
-                ),
-                sink,
-            )?,
-            _ => add(
-                world,
-                configure(
-                    Motion::new(
-                        Color::new(f, 0.2, 1.0 - f, 1.0),
-                        Color::new(1.0, f, 0.1, 0.5),
-                        duration,
-                    ),
-                    i,
-                ),
-                sink,
-            )?,
-        }
+        add_nth(world, i, sink)?;
     }
     Ok(bound)
+}
+
+/// Adds motion number `i` of the mix (value type, settings and timing depend on `i` only, so
+/// the same motions can be created in another order), with a CPU bind writing lane 0 into
+/// `sink` when given.
+pub fn add_nth(
+    world: &mut MotionWorld,
+    i: usize,
+    sink: Option<&Arc<AtomicU32>>,
+) -> Result<(), BuildError> {
+    let f = (i % 1000) as f32 * 1e-3;
+    let duration = 0.5 + (i % 11) as f32 * 0.25;
+    match i % 5 {
+        0 | 1 => add(
+            world,
+            configure(Motion::new(f, f + 10.0, duration), i),
+            sink,
+        ),
+        2 => add(
+            world,
+            configure(Motion::new(Vec3::ZERO, Vec3::new(1.0, 2.0, f), duration), i),
+            sink,
+        ),
+        3 => add(
+            world,
+            configure(
+                Motion::new(
+                    Quat::from_rotation_y(f),
+                    Quat::from_axis_angle(Vec3::new(1.0, 1.0, 0.0).normalize(), 2.0 + f),
+                    duration,
+                ),
+                i,
+            ),
+            sink,
+        ),
+        _ => add(
+            world,
+            configure(
+                Motion::new(
+                    Color::new(f, 0.2, 1.0 - f, 1.0),
+                    Color::new(1.0, f, 0.1, 0.5),
+                    duration,
+                ),
+                i,
+            ),
+            sink,
+        ),
+    }
+}
+
+/// The configuration of motion `i` of the mix as a sortable key (value type, ease, loop
+/// type and count, delay type): creating the motions in this key's order creates them
+/// grouped by configuration.
+#[must_use]
+pub fn config_key(i: usize) -> (usize, usize, usize, usize) {
+    let delay = match i % 7 {
+        0..=3 => 0,
+        4 | 5 => 1,
+        _ => 2,
+    };
+    (i % 5, i % EASES.len(), (i / 3) % LOOP_TYPES.len(), delay)
 }
 
 /// Mean times per update.

@@ -54,6 +54,8 @@ pub(crate) struct Rows {
     /// (an interleaved mix would make every SIMD vector pay for every shape). The last
     /// entry is the length.
     pub class_end: [u32; CLASSES],
+    /// Grouping by configuration within the runs ([`Rows::regroup`]).
+    pub regroup: super::runs::Regroup,
 }
 
 /// Indices of rows pushed, re-anchored or moved since the CPU executor last drained the log
@@ -87,8 +89,8 @@ impl Touched {
 /// to look at. A drain's moves never read a row another of them writes.
 #[derive(Default)]
 pub(crate) struct GpuJournal {
-    origin: Vec<u32>,
-    touched: Vec<u32>,
+    pub(super) origin: Vec<u32>,
+    pub(super) touched: Vec<u32>,
     /// Scratch bits of the rows a drain's moves write (kept, so a drain does not allocate).
     written: Vec<u64>,
 }
@@ -301,6 +303,7 @@ impl Rows {
                 column.shrink_to(target);
             }
             self.slot_of.shrink_to(target);
+            self.regroup.shrink_to(target);
             // The logs hold at most about a quarter of the rows (`Touched::mark`) or the
             // rows touched between two syncs.
             self.touched.rows.shrink_to(1024);
@@ -334,6 +337,7 @@ impl Rows {
         }
         self.slot_of.clear();
         self.class_end = [0; CLASSES];
+        self.regroup.disordered = 0;
         self.touched.all = true;
         self.touched.rows.clear();
         if let Some(log) = &mut self.gpu_journal {

@@ -275,6 +275,7 @@ impl MotionWorld {
         if self.rows.len() == 0 {
             return Ok(());
         }
+        self.regroup_rows();
         self.evaluate_rows();
 
         self.due.clear();

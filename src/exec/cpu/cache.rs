@@ -6,11 +6,15 @@
 //! Rows outside their segment (loop ends, completion, new or re-anchored rows) take the exact
 //! path, [`progress`], which also gives them their next segment; in chunks whose rows loop for
 //! ever, forward and back to back, a segment serves every loop of the epoch ([`fold`]) and
-//! only rows at a loop boundary take the exact path. A chunk whose rows do not
-//! share an ease, a loop type and a time kind, or that has rows the cache does not serve
-//! (parametric eases, Circ eases, sequence children), keeps the batch path ([`super::batch`]).
+//! only rows at a loop boundary take the exact path. A chunk is up to [`GROUPS`] runs of rows
+//! of one ease and loop type (the table keeps rows grouped by configuration, so most chunks
+//! are one run, and a chunk where two groups meet is two), each eased by its own loop. A
+//! chunk whose rows do not share a time kind, that has more runs, or rows the cache does not
+//! serve (parametric eases, Circ eases, sequence children), keeps the batch path
+//! ([`super::batch`]).
 
 use super::batch::{self, Columns, CHUNK};
+use super::fast_ease;
 use super::lanes::{AdapterMasks, QuatColumns};
 use super::segment::{self, Segment};
 use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
@@ -31,6 +35,36 @@ pub(crate) const REBASE_MAX_S: f64 = 32.0;
 /// `x = w·r + c` to about `3·PRECISION_SPAN·2⁻²⁴ ≈ 1e-6`, well inside the conformance
 /// tolerance even for the steepest standard ease (Elastic, slope ≈ 30).
 const PRECISION_SPAN: f64 = 4.0;
+
+/// Runs of one ease and loop type a chunk served by the cache may have.
+const GROUPS: usize = 4;
+
+/// The runs of rows of one ease and loop type of a chunk: run `g` holds rows
+/// `start[g]..start[g + 1]` (the last to the chunk's end).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Groups {
+    len: u8,
+    start: [u8; GROUPS],
+    ease: [u8; GROUPS],
+    loop_type: [u8; GROUPS],
+}
+
+impl Groups {
+    /// The rows of run `g`.
+    fn range(&self, g: usize) -> std::ops::Range<usize> {
+        let end = if g + 1 < usize::from(self.len) {
+            usize::from(self.start[g + 1])
+        } else {
+            CHUNK
+        };
+        usize::from(self.start[g])..end
+    }
+
+    /// Whether some run has loop type `lt`.
+    fn any_loop(&self, lt: u8) -> bool {
+        self.loop_type[..usize::from(self.len)].contains(&lt)
+    }
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -218,10 +252,9 @@ pub(crate) struct Head {
     /// Every row has `r[0]` (and `c[0]`, `off[0]`): read one instead of the columns.
     same_r: bool,
     same_all: bool,
-    /// Time kind, ease and loop type bits of every row (Fast only).
+    /// Time kind of every row, and the runs of one ease and loop type (Fast only).
     kind: u8,
-    ease: u8,
-    loop_type: u8,
+    groups: Groups,
     /// Lanes of the chunk's widest row (`batch::lane_count`).
     lanes: u8,
     /// The rows with another adapter than lerp (found by `classify`).
@@ -244,8 +277,7 @@ impl Default for Head {
             same_r: false,
             same_all: false,
             kind: 0,
-            ease: 0,
-            loop_type: 0,
+            groups: Groups::default(),
             lanes: 1,
             adapters: AdapterMasks::default(),
             derive: false,
@@ -270,41 +302,51 @@ impl Head {
         let first = rows[0].flags;
         let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
         let mut gapless = true;
-        let key_mask = 0x3ff | (3 << FLAG_TIME_KIND_SHIFT); // ease, loop type, time kind
-        for r in rows {
-            differ |= (r.flags ^ first) & key_mask;
+        let mut groups = Groups::default();
+        let mut key = u32::MAX;
+        for (i, r) in rows.iter().enumerate() {
+            differ |= (r.flags ^ first) & (3 << FLAG_TIME_KIND_SHIFT);
             lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
             adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
             excluded |= r.flags & FLAG_CHILD != 0;
-            // Infinite loops, a forward clock, loops back to back (a first-loop delay is
-            // over by the first moving segment; an every-loop one is a gap).
-            gapless &= r.loops < 0
-                && r.speed > 0.0
+            // A forward clock, loops back to back (a first-loop delay is over by the first
+            // moving segment; an every-loop one is a gap); finite loops end their folded
+            // segments (`segment::fold_end`).
+            gapless &= r.speed > 0.0
                 && r.speed.is_finite()
                 && r.duration > 0.0
                 && (r.flags & FLAG_EVERY_LOOP_DELAY == 0 || r.delay == 0.0);
+            // Ease and loop type: a new run where they change.
+            if r.flags & 0x3ff != key {
+                key = r.flags & 0x3ff;
+                let ease = key & 0xff;
+                // Circ eases have an infinite slope at their ends, where the segment's
+                // rounding (≈1e-6 in x) would show; parametric ones read their parameter
+                // lanes.
+                let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc]
+                    .iter()
+                    .any(|&e| e as u32 == ease);
+                let g = usize::from(groups.len);
+                excluded |= circ || ease >= PARAMETRIC_BASE || g == GROUPS;
+                if g < GROUPS {
+                    groups.start[g] = i as u8;
+                    groups.ease[g] = ease as u8;
+                    groups.loop_type[g] = (key >> 8) as u8;
+                    groups.len += 1;
+                }
+            }
         }
-        let ease = first & 0xff;
-        // Circ eases have an infinite slope at their ends, where the segment's rounding
-        // (≈1e-6 in x) would show; parametric ones read their parameter lanes.
-        let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc]
-            .iter()
-            .any(|&e| e as u32 == ease);
-        let fast = differ == 0 && !excluded && !circ && ease < PARAMETRIC_BASE;
-        let key = (
-            ((first >> FLAG_TIME_KIND_SHIFT) & 3) as u8,
-            ease as u8,
-            ((first >> 8) & 3) as u8,
-        );
+        let fast = differ == 0 && !excluded;
+        let kind = ((first >> FLAG_TIME_KIND_SHIFT) & 3) as u8;
         // (A folded segment means another thing than a per-loop one: either change drops them.)
         let same = self.state == State::Fast
-            && key == (self.kind, self.ease, self.loop_type)
+            && (kind, groups) == (self.kind, self.groups)
             && gapless == self.derive;
         if !same {
             // Segments made for other rows (or none): refresh every row on first use.
             self.rebase_at = -1.0;
         }
-        (self.kind, self.ease, self.loop_type) = key;
+        (self.kind, self.groups) = (kind, groups);
         self.lanes = batch::lane_count(lanes) as u8;
         self.adapters = if adapters != 0 {
             AdapterMasks::of(rows)
@@ -349,9 +391,8 @@ impl Chunk<'_> {
         let from = head.epoch;
         head.epoch = w;
         let n = rows.len();
-        let lt = head.loop_type;
         // Incremental's offsets (folded segments of the other loop types leave `off` at 0).
-        let uses_off = lt == 2;
+        let uses_off = head.groups.any_loop(2);
         // Rows made together (a burst) have the same timing and segment: one re-base each run.
         let mut last: Option<(&MotionRow, Segment, Segment)> = None;
         for (i, row) in rows.iter().enumerate() {
@@ -368,6 +409,7 @@ impl Chunk<'_> {
                     s
                 }
                 _ => {
+                    let lt = row.loop_type() as u8;
                     let s = segment::rebased(row, lt, old, from, w).unwrap_or(segment::NONE);
                     last = Some((row, old, s));
                     s
@@ -408,7 +450,7 @@ fn same_segment(a: &Segment, b: &Segment) -> bool {
 }
 
 /// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
-/// `p` is scratch space (the caller's, so it is not zeroed per chunk). Returns whether the
+/// `p` and `q` are scratch space (the caller's, so they are not zeroed per chunk). Returns whether the
 /// chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
 /// `cpu::evaluate_range`); `AVX2` says whether that one has AVX2 (and so SSE4.1's `roundps`).
 #[inline(always)]
@@ -419,6 +461,7 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     columns: Columns<'_>,
     now: &[f64; 3],
     p: &mut [f32; CHUNK],
+    q: &mut [f32; CHUNK],
 ) -> bool {
     if chunk.head.dirty {
         chunk.head.classify(rows);
@@ -445,7 +488,8 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     }
     let w = w as f32;
     let fold = chunk.head.derive;
-    let near = if chunk.head.same_all {
+    let groups = chunk.head.groups;
+    let near = if chunk.head.same_all && groups.len == 1 {
         // A burst: one segment for the whole chunk.
         let s = Segment {
             r: chunk.r[0],
@@ -453,20 +497,38 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
             hi: chunk.hi[0],
             off: chunk.off[0],
         };
-        let ease = Ease::from_bits(u32::from(chunk.head.ease));
+        let ease = Ease::from_bits(u32::from(groups.ease[0]));
         let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
         let (e, near) = if fold {
-            fold::fold_segment(ease, chunk.head.loop_type, &s, w)
+            fold::fold_segment(ease, groups.loop_type[0], &s, w)
         } else {
-            (segment_eased(ease, chunk.head.loop_type, &s, w), false)
+            (segment_eased(ease, groups.loop_type[0], &s, w), false)
         };
         p.fill(e);
         near
-    } else if fold {
-        fold::eased::<AVX2>(&chunk, w, p)
+    } else if groups.len == 1 {
+        let (ease, lt) = (groups.ease[0], groups.loop_type[0]);
+        if fold {
+            fold::eased::<AVX2>(&chunk, ease, lt, w, p)
+        } else {
+            eased(&chunk, ease, lt, w, p);
+            false
+        }
     } else {
-        eased(&chunk, w, p);
-        false
+        // Each run by its own loop over the whole chunk (SIMD, no tail), its rows kept.
+        let mut near = false;
+        for g in 0..usize::from(groups.len) {
+            let (ease, lt) = (groups.ease[g], groups.loop_type[g]);
+            near |= if fold {
+                fold::eased::<AVX2>(&chunk, ease, lt, w, q)
+            } else {
+                eased(&chunk, ease, lt, w, q);
+                false
+            };
+            let range = groups.range(g);
+            p[range.clone()].copy_from_slice(&q[range]);
+        }
+        near
     };
     // (Checked here: most updates of a chunk have no row due, and `refresh` is not inlined.)
     if near || w >= chunk.head.min_hi {
@@ -484,12 +546,12 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
 /// [`refresh()`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
 /// type), over the whole chunk: a fixed count compiles to vector code without a scalar tail.
 #[inline(always)]
-fn eased(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
+fn eased(chunk: &Chunk<'_>, ease: u8, loop_type: u8, w: f32, p: &mut [f32; CHUNK]) {
     macro_rules! dispatch {
         ($($ease:ident),*) => {
-            match Ease::from_bits(u32::from(chunk.head.ease)) {
-                $(Some(Ease::$ease) => by_loop(|x| Ease::$ease.evaluate(x), chunk, w, p),)*
-                None => by_loop(|x| x, chunk, w, p),
+            match Ease::from_bits(u32::from(ease)) {
+                $(Some(Ease::$ease) => by_loop(|x| fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, w, p),)*
+                None => by_loop(|x| x, chunk, loop_type, w, p),
             }
         };
     }
@@ -497,15 +559,15 @@ fn eased(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
 }
 
 #[inline(always)]
-fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) {
+fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, loop_type: u8, w: f32, p: &mut [f32; CHUNK]) {
     let (c, off) = (&*chunk.c, &*chunk.off);
     if chunk.head.same_r {
         // One `w·r` for the chunk (the same product as per row): only `c` is read.
         let wr = w * chunk.r[0];
-        by_loop_with(&f, chunk.head.loop_type, p, c, off, |_| wr);
+        by_loop_with(&f, loop_type, p, c, off, |_| wr);
     } else {
         let r = &*chunk.r;
-        by_loop_with(&f, chunk.head.loop_type, p, c, off, |i| w * r[i]);
+        by_loop_with(&f, loop_type, p, c, off, |i| w * r[i]);
     }
 }
 

@@ -119,12 +119,18 @@ pub(super) fn fold_segment(
 /// end); returns whether any row may be near a boundary. One monomorphic loop per (ease, loop
 /// type), over the whole chunk, as [`super::eased`].
 #[inline(always)]
-pub(super) fn eased<const AVX2: bool>(chunk: &Chunk<'_>, w: f32, p: &mut [f32; CHUNK]) -> bool {
+pub(super) fn eased<const AVX2: bool>(
+    chunk: &Chunk<'_>,
+    ease: u8,
+    loop_type: u8,
+    w: f32,
+    p: &mut [f32; CHUNK],
+) -> bool {
     macro_rules! dispatch {
         ($($ease:ident),*) => {
-            match Ease::from_bits(u32::from(chunk.head.ease)) {
-                $(Some(Ease::$ease) => by_loop::<AVX2>(|x| Ease::$ease.evaluate(x), chunk, w, p),)*
-                None => by_loop::<AVX2>(|x| x, chunk, w, p),
+            match Ease::from_bits(u32::from(ease)) {
+                $(Some(Ease::$ease) => by_loop::<AVX2>(|x| super::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, w, p),)*
+                None => by_loop::<AVX2>(|x| x, chunk, loop_type, w, p),
             }
         };
     }
@@ -135,10 +141,11 @@ pub(super) fn eased<const AVX2: bool>(chunk: &Chunk<'_>, w: f32, p: &mut [f32; C
 fn by_loop<const AVX2: bool>(
     f: impl Fn(f32) -> f32,
     chunk: &Chunk<'_>,
+    loop_type: u8,
     w: f32,
     p: &mut [f32; CHUNK],
 ) -> bool {
-    match chunk.head.loop_type {
+    match loop_type {
         1 => by_row::<1, AVX2>(&f, 0.0, chunk, w, p),
         2 => by_row::<2, AVX2>(&f, f(1.0), chunk, w, p),
         3 => by_row::<3, AVX2>(&f, 0.0, chunk, w, p),
@@ -302,7 +309,12 @@ mod tests {
         let mut epoch = 11.0;
         // Start inside the second loop, from the reference.
         let mut w = 10.0 + f64::from(r.delay + 2.5) / f64::from(r.speed);
-        let mut s = folded(lt, segment(&r, w, epoch, &progress(&r, r.clock(w))));
+        let mut s = folded(
+            &r,
+            epoch,
+            lt,
+            segment(&r, w, epoch, &progress(&r, r.clock(w))),
+        );
         assert!(s.hi == f32::INFINITY, "{r:?}");
         let (mut checked, mut near, mut loops) = (0, 0, 0.0f32);
         while w < 400.0 {

@@ -92,8 +92,17 @@ pub(super) fn refresh(
         0
     };
     let near = if fold {
-        let (same_r, lt) = (chunk.head.same_r, chunk.head.loop_type);
-        near_mask(same_r, lt, [&*chunk.r, &*chunk.c, &*chunk.off], w, n)
+        // Each run's rows by its loop type.
+        let (same_r, groups) = (chunk.head.same_r, chunk.head.groups);
+        let mut near = 0;
+        for g in 0..usize::from(groups.len) {
+            let lt = groups.loop_type[g];
+            let mask = near_mask(same_r, lt, [&*chunk.r, &*chunk.c, &*chunk.off], w, n);
+            let range = groups.range(g);
+            let bits = (u64::MAX >> (CHUNK - range.len())) << range.start;
+            near |= mask & bits;
+        }
+        near
     } else {
         0
     };
@@ -117,7 +126,7 @@ pub(super) fn refresh(
     // `r[0]` stands for every row's: the sparse reads and writes of those columns would
     // miss, the hot loop not having touched them.
     // (Folded Flip segments leave `off` at 0 too.)
-    let uses_off = head.loop_type == 2 || (head.loop_type == 1 && !fold);
+    let uses_off = head.groups.any_loop(2) || (head.groups.any_loop(1) && !fold);
     let had_same_r = head.same_r;
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
@@ -143,7 +152,7 @@ pub(super) fn refresh(
                 let at = progress(row, row.clock(w_abs));
                 let s = segment::segment(row, w_abs, head.epoch, &at);
                 let s = if fold {
-                    segment::folded(head.loop_type, s)
+                    segment::folded(row, head.epoch, row.loop_type() as u8, s)
                 } else {
                     s
                 };

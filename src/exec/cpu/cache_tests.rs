@@ -47,13 +47,61 @@ fn cached_values_follow_the_reference() {
     follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, false);
 }
 
+/// Chunks of one to six runs of rows of one ease and loop type (the table's groups meeting
+/// in a chunk: up to `GROUPS` runs take the cache, more the batch path), folding (forward
+/// clocks, loops back to back, finite or not) and not, with delays of both types: within the
+/// tolerance of the reference at every update, on both instruction sets.
+#[test]
+fn chunks_of_several_runs_follow_the_reference() {
+    for avx2 in builds() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let mut now = [40.0, 3.0, 1.0];
+        let mut rows = Vec::new();
+        for chunk in 0..32 {
+            let folding = chunk % 2 == 0;
+            let runs = 1 + chunk % 6;
+            let mut cuts: Vec<usize> = (0..runs - 1)
+                .map(|_| 1 + (rng.next() % 63) as usize)
+                .collect();
+            cuts.sort_unstable();
+            let mut config = (Ease::Linear, LoopType::Restart);
+            for i in 0..CHUNK {
+                if i == 0 || cuts.contains(&i) {
+                    config = (rng.pick(&Ease::ALL), rng.pick(&LoopType::ALL));
+                }
+                let dt = rng.pick(&[DelayType::FirstLoop, DelayType::EveryLoop]);
+                let mut row = MotionRow {
+                    speed: rng.pick(&[1.0, 2.0, 0.5, 3.7]),
+                    duration: rng.pick(&[0.25, 0.3, 1.0, 2.5, 0.05]),
+                    delay: if folding && dt == DelayType::EveryLoop {
+                        0.0
+                    } else {
+                        rng.pick(&[0.0, 0.1, 0.5])
+                    },
+                    loops: rng.pick(&[-1, 3, 7, 40]),
+                    flags: pack_flags(config.0, config.1, dt, TimeKind::Scaled, 1, 0),
+                    ..MotionRow::zeroed()
+                };
+                if !folding && i % 7 == 0 {
+                    row.speed = -1.0;
+                }
+                row.anchor(now[0], rng.unit() * 4.0 - 1.0);
+                rows.push(row);
+            }
+        }
+        let steps = [1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0];
+        follow_the_reference(&mut rows, &mut now, &mut rng, 1500, &steps, avx2);
+    }
+}
+
 /// Chunks whose rows loop for ever, forward and back to back (the chunks that fold whole
 /// loops into one segment and re-base without the exact path), staggered and in
 /// bursts, with short loops (hundreds of loop ends per row) over a long run (many re-bases),
 /// every loop type, both delay types (a first-loop delay; an every-loop delay of 0), and
 /// steps from 0 to more than a loop: within the tolerance of the reference at every update.
-/// Chunks with one row that cannot derive (a negative or zero speed, an every-loop delay,
-/// finite loops) keep the exact path at loop ends, and are checked the same way.
+/// Chunks with one row that cannot derive (a negative or zero speed, an every-loop delay)
+/// keep the exact path at loop ends, and are checked the same way; a row with finite loops
+/// derives too (its folded segment ends with its last loop).
 #[test]
 fn derived_segments_follow_the_reference() {
     let mut rng = Rng(0x853c_49e6_748f_ea9b);
@@ -101,7 +149,7 @@ fn derived_segments_follow_the_reference() {
             );
             rows.push(row);
         }
-        gapless.push(!poison);
+        gapless.push(!poison || (chunk / 8) % 4 == 3);
     }
     let steps = [
         1.0 / 60.0,
@@ -216,8 +264,9 @@ unsafe fn evaluate_chunk_avx2(
     columns: Columns<'_>,
     now: &[f64; 3],
     p: &mut [f32; CHUNK],
+    q: &mut [f32; CHUNK],
 ) {
-    evaluate_chunk::<true>(chunk, index, rows, columns, now, p);
+    evaluate_chunk::<true>(chunk, index, rows, columns, now, p, q);
 }
 
 /// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
@@ -254,7 +303,7 @@ fn follow_the_reference(
     let mut cache = Cache::default();
     cache.resize(rows.len().div_ceil(CHUNK));
     let mut outs = vec![vec![0.0f32; rows.len()]; 4];
-    let mut p = [0.0; CHUNK];
+    let (mut p, mut q) = ([0.0; CHUNK], [0.0; CHUNK]);
     for frame in 0..frames {
         let step = rng.pick(steps);
         for w in now.iter_mut() {
@@ -290,11 +339,11 @@ fn follow_the_reference(
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 // SAFETY: the caller checked for AVX2.
-                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut p) };
+                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut p, &mut q) };
                 continue;
             }
             assert!(!avx2);
-            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut p);
+            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut p, &mut q);
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;

@@ -5,6 +5,7 @@
 
 mod batch;
 mod cache;
+mod fast_ease;
 
 mod lanes;
 mod pool;
@@ -43,6 +44,9 @@ pub(crate) struct CpuExecutor {
     /// Rows the last update evaluated on the batch path: with the row count, the estimate of
     /// this update's work that decides how many threads share it.
     batch_rows: usize,
+    /// Rows at the last update: a chunk that gained or lost rows at the table's end (a
+    /// removal pops the last row, which may have been in place) is classified again.
+    rows_seen: usize,
 }
 
 /// The most threads the executor uses: the machine's available parallelism, but at least 2
@@ -61,6 +65,7 @@ impl CpuExecutor {
             pool: None,
             cache: Cache::default(),
             batch_rows: 0,
+            rows_seen: 0,
         }
     }
 
@@ -157,6 +162,15 @@ impl CpuExecutor {
         }
         touched.all = false;
         touched.rows.clear();
+        if len != self.rows_seen {
+            // The chunks that held the old and the new last row (their row counts changed).
+            for end in [len, self.rows_seen.min(len)] {
+                if end > 0 {
+                    self.cache.invalidate_row(end - 1);
+                }
+            }
+            self.rows_seen = len;
+        }
     }
 }
 
@@ -233,7 +247,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
     debug_assert_eq!(range.start % batch::CHUNK, 0);
     let mut batch_chunks = 0;
     let last = range.end.div_ceil(batch::CHUNK);
-    let mut p = [0.0; batch::CHUNK];
+    let (mut p, mut q) = ([0.0; batch::CHUNK], [0.0; batch::CHUNK]);
     for start in range.clone().step_by(batch::CHUNK) {
         let end = (start + batch::CHUNK).min(range.end);
         // A refresh's reads miss (the hot loop does not touch them): ask for them two and
@@ -275,6 +289,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
             },
             now,
             &mut p,
+            &mut q,
         ));
     }
     batch_chunks

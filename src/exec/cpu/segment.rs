@@ -206,11 +206,12 @@ pub(crate) const LOOP_MARGIN_X: f32 = LOOP_MARGIN as f32;
 /// See [`LOOP_MARGIN_X`].
 pub(crate) const TIME_MARGIN_X: f32 = TIME_MARGIN as f32;
 
-/// A segment for a chunk that folds whole loops into its hot loop (rows that loop for ever,
-/// forward, back to back; the caller checks that; `loop_type` is [`LoopType`]'s
-/// discriminant): a moving segment stays valid past its loop's end (`hi` = +∞; the hot loop
-/// folds `v = w·r + c` into the loop it lands in and sends rows within the margins of a
-/// boundary to the exact path), a constant one keeps its end.
+/// A segment for a chunk that folds whole loops into its hot loop (rows that loop forward,
+/// back to back; the caller checks that; `loop_type` is [`LoopType`]'s discriminant; `epoch`
+/// the chunk's): a moving segment stays valid past its loop's end, to the end of the row's
+/// last loop ([`fold_end`]; the hot loop folds `v = w·r + c` into the loop it lands in and
+/// sends rows within the margins of a boundary to the exact path), a constant one keeps its
+/// end.
 ///
 /// Restart and Incremental keep `(r, c, off)`: `v` counts loops from the segment's loop `k`
 /// (`off = E(1)·k`). Flip and Yoyo count them from an even loop instead, so that `⌊v⌋`'s
@@ -219,20 +220,42 @@ pub(crate) const TIME_MARGIN_X: f32 = TIME_MARGIN as f32;
 /// share `r` whatever their loop): Flip's `c + off`, a backward Yoyo segment's `(−r, c)`
 /// unfolded to `(r, 2 − c)`. A constant `c` outside `[0, 1)` would fold differently from how
 /// it was made: none.
-pub(crate) fn folded(loop_type: u8, s: Segment) -> Segment {
+pub(crate) fn folded(row: &MotionRow, epoch: f64, loop_type: u8, s: Segment) -> Segment {
     if s.hi == f32::NEG_INFINITY {
         return s;
     }
     if s.r == 0.0 && !(0.0..1.0).contains(&s.c) {
         return NONE;
     }
-    let hi = if s.r != 0.0 { f32::INFINITY } else { s.hi };
+    let hi = if s.r != 0.0 {
+        fold_end(row, epoch)
+    } else {
+        s.hi
+    };
     let (r, c, off) = match loop_type {
         1 => (s.r, s.c + s.off, 0.0),
         3 if s.r < 0.0 => (-s.r, 2.0 - s.c, 0.0),
         _ => (s.r, s.c, s.off),
     };
     Segment { r, c, hi, off }
+}
+
+/// Where a folded moving segment of `row` (a forward clock, loops back to back) ends,
+/// relative to `epoch`: +∞ for infinite loops, else the end of the last loop less the margins
+/// of [`end_of`] (the exact path takes the row from there to its completion).
+fn fold_end(row: &MotionRow, epoch: f64) -> f32 {
+    if row.loops < 0 {
+        return f32::INFINITY;
+    }
+    let (speed, duration) = (f64::from(row.speed), f64::from(row.duration));
+    let lead = if row.delay_type() == DelayType::EveryLoop {
+        0.0
+    } else {
+        f64::from(row.delay)
+    };
+    let margin = LOOP_MARGIN * duration + TIME_MARGIN * speed.abs();
+    let end = lead + duration * f64::from(row.loops) - margin;
+    f32_down(row.base() + end / speed - epoch)
 }
 
 /// Row `row`'s moving folded segment `s` ([`folded`], relative to epoch `from`, of a chunk
@@ -293,7 +316,7 @@ pub(crate) fn rebased(
     Some(Segment {
         r: s.r,
         c: (phase - whole) as f32,
-        hi: f32::INFINITY,
+        hi: fold_end(row, to),
         off,
     })
 }
