@@ -437,13 +437,11 @@ impl<T: Animatable> Motion<T> {
         } else {
             self.seed.unwrap_or(0)
         };
-        let has_callbacks = bind.is_some()
-            || self.on_complete.is_some()
+        let has_callbacks = self.on_complete.is_some()
             || self.on_cancel.is_some()
             || self.on_loop_complete.is_some();
         let callbacks = has_callbacks.then(|| {
             Box::new(Callbacks {
-                bind,
                 complete: self.on_complete,
                 cancel: self.on_cancel,
                 loop_complete: self.on_loop_complete,
@@ -464,6 +462,7 @@ impl<T: Animatable> Motion<T> {
             },
             debug_name: self.debug_name,
             value_type: std::any::TypeId::of::<T>(),
+            bind,
             callbacks,
             target: self.target,
         })

@@ -11,11 +11,10 @@ pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;
 pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
 
-/// A motion's callbacks. Boxed once per motion that has any, so a `run()` motion costs no
-/// allocation.
+/// A motion's callbacks but its bind (which the world keeps in its bound list). Boxed once
+/// per motion that has any, so a `run()` or `bind()` motion costs no allocation for them.
 #[derive(Default)]
 pub(crate) struct Callbacks {
-    pub bind: Option<BindFn>,
     pub complete: Option<EventFn>,
     pub cancel: Option<EventFn>,
     pub loop_complete: Option<LoopFn>,

@@ -34,7 +34,7 @@ use crate::exec::gpu::targets::{TargetRef, Targets};
 use crate::exec::gpu::GpuError;
 use crate::table::rows::Rows;
 use crate::world::built::{BuiltMotion, MotionOptions};
-use callbacks::{CallbackError, Callbacks};
+use callbacks::{BindFn, CallbackError, Callbacks};
 use commands::{Command, QueueState};
 use events::{Due, EventQueue};
 use slots::SlotTable;
@@ -76,14 +76,29 @@ pub(crate) struct SlotMeta {
     /// A sequence's child that has fired its end (complete or cancel): it replays in later
     /// passes of a looping sequence, but ends only once.
     ended: bool,
+    /// Its entry in the bound list (a bind or a sequence).
+    bound: Option<u32>,
+    /// The update count when its row was last written (made or re-anchored): its output
+    /// holds its value now only if an evaluation came after (see `value`).
+    changed: u64,
 }
 
-/// A motion with a bind, in creation order (visited every update).
-#[derive(Clone, Copy, Debug)]
+/// A motion visited every update (one with a bind, or a sequence), in creation order, with
+/// what its visit needs side by side: the bind itself (so calling it is one indirection),
+/// and whether its value is all it needs.
 struct BoundEntry {
     seq: u64,
     slot: u32,
     version: u32,
+    /// Lanes of its value (the outputs a bind reads).
+    lanes: u8,
+    /// Needs the exact visit every update: a sequence (drives its children), a sequence's
+    /// child (driven by it), a bind that skips values during a delay (its status decides;
+    /// a negative clock is a delay too).
+    /// Other bound motions without a due event only get their value: their transitions
+    /// (loop complete, complete) come through the event heap.
+    exact: bool,
+    bind: Option<BindFn>,
 }
 
 /// A set of motions and the clocks that drive them.
@@ -128,6 +143,9 @@ pub struct MotionWorld {
     targets: Targets,
     /// In an update's visiting loop (whose values the executor has just written).
     visiting: bool,
+    /// The CPU executor wrote every row's value at the current clocks in the last update
+    /// (rows written since are told by `SlotMeta::changed`).
+    outputs_current: bool,
     bound_rows: Vec<u32>,
     bound_motions: Vec<[u32; 2]>,
     errors: Vec<CallbackError>,
@@ -170,6 +188,7 @@ impl MotionWorld {
             gpu_error: None,
             targets: Targets::default(),
             visiting: false,
+            outputs_current: false,
             bound_rows: Vec::new(),
             bound_motions: Vec::new(),
             errors: Vec::new(),
@@ -265,10 +284,13 @@ impl MotionWorld {
         self.settle();
         self.clocks.advance(deltas);
         self.updates += 1;
+        self.outputs_current = false;
         if self.rows.len() == 0 {
             return Ok(());
         }
         self.evaluate_rows();
+        // `evaluate_rows` ends on the CPU executor when it did not run on the GPU.
+        self.outputs_current = !self.use_gpu;
 
         self.due.clear();
         let meta = &self.meta;
@@ -283,33 +305,9 @@ impl MotionWorld {
         self.due.sort_unstable_by_key(|d| d.seq);
         self.due.dedup_by_key(|d| d.seq);
 
-        // Visit bound motions and due events merged in creation order (docs/semantics.md §6).
         self.settling = true;
         self.visiting = true;
-        let (mut b, mut d) = (0, 0);
-        let (nb, nd) = (self.bound.len(), self.due.len());
-        while b < nb || d < nd {
-            let bound = self.bound.get(b).copied();
-            let due = self.due.get(d).copied();
-            match (bound, due) {
-                (Some(entry), Some(event)) if entry.seq == event.seq => {
-                    b += 1;
-                    d += 1;
-                    self.visit(event.slot, true);
-                }
-                (Some(entry), event) if event.is_none_or(|e| entry.seq < e.seq) => {
-                    b += 1;
-                    if self.slots.get(entry.slot, entry.version).is_some() {
-                        self.visit(entry.slot, false);
-                    }
-                }
-                (_, Some(event)) => {
-                    d += 1;
-                    self.visit(event.slot, true);
-                }
-                (_, None) => unreachable!("loop condition guarantees an entry"),
-            }
-        }
+        self.visit_all();
         self.visiting = false;
         self.settling = false;
         // (Emptied now, so that `settle` can shrink it after a burst.)
@@ -413,7 +411,7 @@ impl MotionWorld {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        let has_bind = built.callbacks.as_ref().is_some_and(|c| c.bind.is_some());
+        let has_bind = built.bind.is_some();
         let has_loop_callback = built
             .callbacks
             .as_ref()
@@ -433,6 +431,8 @@ impl MotionWorld {
             is_sequence: false,
             in_sequence: false,
             ended: false,
+            bound: has_bind.then_some(self.bound.len() as u32),
+            changed: self.updates,
         };
         if let Some(target) = &built.target {
             // Checked by the builder's terminal; a deferred spawn is checked here, and a
@@ -445,8 +445,15 @@ impl MotionWorld {
             }
         }
         self.callbacks[slot as usize] = built.callbacks;
-        if has_bind {
-            self.bound.push(BoundEntry { seq, slot, version });
+        if let Some(bind) = built.bind {
+            self.bound.push(BoundEntry {
+                seq,
+                slot,
+                version,
+                lanes: row.lane_count() as u8,
+                exact: built.options.skip_values_during_delay,
+                bind: Some(bind),
+            });
         }
         self.schedule(slot, row_index, 0.0);
         self.place_new_row();
