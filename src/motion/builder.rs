@@ -331,9 +331,36 @@ impl<T: Animatable> Motion<T> {
         Ok(())
     }
 
-    fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
-        let mut from = self.from.to_lanes();
-        let mut to = self.to.to_lanes();
+    fn build(mut self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
+        let (from, to) = self.endpoints(self.from, self.to)?;
+        let mut built = self.build_base()?;
+        let (pairs, row_params) = self.pairs(from, to)?;
+        if let Some(target) = &self.target {
+            target.validate(T::LANES, target.buffer.size())?;
+        }
+        built.pairs = pairs;
+        built.row.params = row_params;
+        let has_callbacks = self.on_complete.is_some()
+            || self.on_cancel.is_some()
+            || self.on_loop_complete.is_some();
+        built.callbacks = has_callbacks.then(|| {
+            Box::new(Callbacks {
+                complete: self.on_complete.take(),
+                cancel: self.on_cancel.take(),
+                loop_complete: self.on_loop_complete.take(),
+                completion: None,
+            })
+        });
+        built.bind = bind;
+        built.target = self.target.take();
+        Ok(built)
+    }
+
+    /// The start and end lanes of a motion from `from` to `to`, checked finite; quaternions
+    /// normalized, `to` on the shortest arc from `from`.
+    fn endpoints(&self, from: T, to: T) -> Result<(Lanes, Lanes), BuildError> {
+        let mut from = from.to_lanes();
+        let mut to = to.to_lanes();
         for (which, lanes) in [("start", from), ("end", to)] {
             if let Some((lane, &value)) = lanes
                 .iter()
@@ -365,6 +392,43 @@ impl<T: Animatable> Motion<T> {
                 to = to.map(|x| -x);
             }
         }
+        Ok((from, to))
+    }
+
+    /// The lane pairs of checked endpoints (after [`build_base`](Self::build_base) accepted
+    /// the settings) and the row's `params` word; [`BuildError::ValueOverflow`] where they
+    /// can leave the f32 range.
+    pub(super) fn pairs(&self, from: Lanes, to: Lanes) -> Result<([[f32; 2]; 4], u32), BuildError> {
+        if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
+            self.check_reach(&from, &to)?;
+        }
+        let mut pairs = [[0.0; 2]; 4];
+        for (lane, pair) in pairs.iter_mut().enumerate().take(T::LANES) {
+            *pair = [from[lane], to[lane]];
+        }
+        if matches!(self.adapter, Interpolation::Punch | Interpolation::Shake) {
+            // Lane 3 (free: at most three lanes vibrate) holds (f, k = ζ·f/(2π)).
+            let k =
+                f64::from(self.damping_ratio) * f64::from(self.frequency) / std::f64::consts::TAU;
+            pairs[3] = [self.frequency, k as f32];
+        }
+        let row_params = if self.adapter == Interpolation::Slerp {
+            crate::eval::adapters::quat_angle(from, to).to_bits()
+        } else {
+            self.seed.unwrap_or(0)
+        };
+        Ok((pairs, row_params))
+    }
+
+    /// [`endpoints`](Self::endpoints) then [`pairs`](Self::pairs), for a batch's motion.
+    pub(super) fn checked_pairs(&self, from: T, to: T) -> Result<([[f32; 2]; 4], u32), BuildError> {
+        let (from, to) = self.endpoints(from, to)?;
+        self.pairs(from, to)
+    }
+
+    /// Validates everything but the endpoints, the callbacks and the target: a built motion
+    /// without lanes, callbacks or target (the row's `params` word unset).
+    pub(super) fn build_base(&self) -> Result<BuiltMotion, BuildError> {
         let (ease_id, params) = match self.parametric {
             None => (0, [0.0; 4]),
             Some(ease) => ease.encode().ok_or(BuildError::InvalidEase(ease))?,
@@ -395,12 +459,6 @@ impl<T: Animatable> Motion<T> {
         if !self.speed.is_finite() {
             return Err(BuildError::InvalidPlaybackSpeed(self.speed));
         }
-        if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
-            self.check_reach(&from, &to)?;
-        }
-        if let Some(target) = &self.target {
-            target.validate(T::LANES, target.buffer.size())?;
-        }
         let row = MotionRow {
             speed: self.speed,
             duration: self.duration,
@@ -421,38 +479,11 @@ impl<T: Animatable> Motion<T> {
                 | ease_id,
             ..MotionRow::zeroed()
         };
-        let mut pairs = [[0.0; 2]; 4];
-        for (lane, pair) in pairs.iter_mut().enumerate().take(T::LANES) {
-            *pair = [from[lane], to[lane]];
-        }
-        if vibrates {
-            // Lane 3 (free: at most three lanes vibrate) holds (f, k = ζ·f/(2π)).
-            let k =
-                f64::from(self.damping_ratio) * f64::from(self.frequency) / std::f64::consts::TAU;
-            pairs[3] = [self.frequency, k as f32];
-        }
-        let mut row = row;
-        row.params = if self.adapter == Interpolation::Slerp {
-            crate::eval::adapters::quat_angle(from, to).to_bits()
-        } else {
-            self.seed.unwrap_or(0)
-        };
-        let has_callbacks = self.on_complete.is_some()
-            || self.on_cancel.is_some()
-            || self.on_loop_complete.is_some();
-        let callbacks = has_callbacks.then(|| {
-            Box::new(Callbacks {
-                complete: self.on_complete,
-                cancel: self.on_cancel,
-                loop_complete: self.on_loop_complete,
-                completion: None,
-            })
-        });
         Ok(BuiltMotion {
             row,
-            pairs,
+            pairs: [[0.0; 2]; 4],
             params,
-            curve: self.curve,
+            curve: self.curve.clone(),
             auto_seed: self.adapter == Interpolation::Shake && self.seed.is_none(),
             options: MotionOptions {
                 preserve: self.preserve,
@@ -462,10 +493,28 @@ impl<T: Animatable> Motion<T> {
             },
             debug_name: self.debug_name,
             value_type: std::any::TypeId::of::<T>(),
-            bind,
-            callbacks,
-            target: self.target,
+            bind: None,
+            callbacks: None,
+            target: None,
         })
+    }
+
+    /// How integer values are rounded.
+    pub(super) fn rounding_mode(&self) -> RoundingMode {
+        self.rounding
+    }
+
+    /// Whether the motion has callbacks or a target, which the motions of a batch cannot
+    /// share (`"callbacks"` or `"a GPU target"`).
+    pub(super) fn unshareable(&self) -> Option<&'static str> {
+        if self.on_complete.is_some() || self.on_cancel.is_some() || self.on_loop_complete.is_some()
+        {
+            Some("callbacks")
+        } else if self.target.is_some() {
+            Some("a GPU target")
+        } else {
+            None
+        }
     }
 }
 
@@ -560,7 +609,7 @@ impl Motion<Quat> {
     }
 }
 
-fn wrap_bind<T: Animatable>(
+pub(super) fn wrap_bind<T: Animatable>(
     mut bind: impl FnMut(T) + Send + 'static,
     rounding: RoundingMode,
 ) -> BindFn {

@@ -476,6 +476,41 @@ impl MotionWorld {
     }
 }
 
+impl MotionWorld {
+    /// Inserts a batch in order: motions made from `base` with each `(pairs, params word,
+    /// bind)`, their handles appended to `handles`; queued commands are applied once, after
+    /// the last.
+    pub(crate) fn insert_batch(
+        &mut self,
+        base: &BuiltMotion,
+        motions: Vec<([[f32; 2]; 4], u32, Option<BindFn>)>,
+        handles: &mut Vec<MotionHandle>,
+    ) {
+        self.reserve(motions.len());
+        handles.reserve(motions.len());
+        for (pairs, word, bind) in motions {
+            let built = BuiltMotion {
+                row: crate::core::row::MotionRow {
+                    params: word,
+                    ..base.row
+                },
+                pairs,
+                params: base.params,
+                curve: base.curve.clone(),
+                auto_seed: base.auto_seed,
+                options: base.options,
+                debug_name: base.debug_name,
+                value_type: base.value_type,
+                bind,
+                callbacks: None,
+                target: None,
+            };
+            handles.push(self.insert_unsettled(built, None));
+        }
+        self.settle();
+    }
+}
+
 impl std::fmt::Debug for MotionWorld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MotionWorld")

@@ -377,6 +377,9 @@ impl MotionWorld {
             return; // its sequence drives it
         }
         let row = &self.rows.rows[row_index as usize];
+        if row.speed <= 0.0 || (row.loops < 0 && !meta.has_loop_callback) {
+            return; // no event ever (see `next_event_key`): spare the evaluation
+        }
         let now = progress(row, time);
         if let Some(key) = next_event_key(
             row,
