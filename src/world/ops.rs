@@ -132,7 +132,7 @@ impl MotionWorld {
         }
         let row = &self.rows.rows[row_index as usize];
         let lanes = if self.outputs_current && meta.changed < self.updates && !row.is_child() {
-            self.rows.output(row_index)
+            super::visit::output(&self.rows, row_index, T::LANES as u8)
         } else {
             let now = self.evaluate_index(row_index).1;
             self.rows

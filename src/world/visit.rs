@@ -401,7 +401,7 @@ impl MotionWorld {
 
 /// The executor's output of row `index`, its first `lanes` lanes (the others are 0).
 #[inline]
-fn output(rows: &Rows, index: u32, lanes: u8) -> Lanes {
+pub(super) fn output(rows: &Rows, index: u32, lanes: u8) -> Lanes {
     let (i, o) = (index as usize, &rows.outputs);
     match lanes {
         1 => [o[0][i], 0.0, 0.0, 0.0],
