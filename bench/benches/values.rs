@@ -65,33 +65,28 @@ fn configure<M: criterion::measurement::Measurement>(
         .measurement_time(Duration::from_secs(if large { 3 } else { 2 }));
 }
 
-/// Updates with a bind on every motion, without binds, and the floor.
+/// Updates with a bind on every motion, without binds, and the floor (one thread each).
 fn binds(c: &mut Criterion) {
     for n in [100_000usize, 1_000_000] {
         let mut group = c.benchmark_group("binds");
         configure(&mut group, n);
-        {
-            let (mut world, _) = world(n, None);
-            group.bench_function(BenchmarkId::new("no-bind-1t", n), |b| {
-                b.iter(|| world.update(DT).expect("valid delta"));
-            });
-        }
-        {
-            let sink = Arc::new((0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>());
-            let (mut world, _) = world(n, Some(&sink));
-            group.bench_function(BenchmarkId::new("bind-1t", n), |b| {
-                b.iter(|| world.update(DT).expect("valid delta"));
-            });
-            black_box(sink[n / 2].load(Ordering::Relaxed));
-        }
+        let mut plain = world(n, None).0;
+        let sink = Arc::new((0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>());
+        let mut bound = world(n, Some(&sink)).0;
         let mut floor = BaselineLoop::new(n);
-        group.bench_function(BenchmarkId::new("baseline-1t", n), |b| {
-            b.iter(|| {
+        let mut steps: [(&str, &mut dyn FnMut()); 3] = [
+            ("no-bind-1t", &mut || plain.update(DT).expect("valid delta")),
+            ("bind-1t", &mut || bound.update(DT).expect("valid delta")),
+            ("baseline-1t", &mut || {
                 floor.step(DT as f32);
                 black_box(floor.outputs());
-            });
-        });
+            }),
+        ];
+        for (label, step) in &mut steps {
+            group.bench_function(BenchmarkId::new(*label, n), |b| b.iter(&mut **step));
+        }
         group.finish();
+        black_box(sink[n / 2].load(Ordering::Relaxed));
     }
 }
 

@@ -35,14 +35,14 @@ impl<T: Animatable> Motion<T> {
     /// cannot share them. Far cheaper per motion than `run` in a loop.
     ///
     /// ```
-    /// use wgpu_tween::{BatchItem, Ease, Motion, MotionWorld};
+    /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
     ///
     /// let mut world = MotionWorld::new();
-    /// let spark = Motion::new(0.0f32, 0.0, 1.0).ease(Ease::OutQuad);
+    /// let spark = Motion::new(0.0f32, 0.0, 2.0);
     /// let mut sparks = Vec::new();
     /// spark.run_batch(&mut world, 3, |i| BatchItem::new(0.0, 10.0 * i as f32), &mut sparks)?;
     /// world.update(1.0)?;
-    /// assert_eq!(world.value::<f32>(sparks[2])?, 20.0);
+    /// assert_eq!(world.value::<f32>(sparks[2])?, 10.0); // halfway from 0 to 20
     ///
     /// // One invalid motion: none is added.
     /// let bad = spark.run_batch(&mut world, 3, |i| BatchItem::new(0.0, [1.0, f32::NAN, 2.0][i]), &mut sparks);

@@ -331,6 +331,7 @@ impl<T: Animatable> Motion<T> {
         Ok(())
     }
 
+    #[inline]
     fn build(mut self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
         let (from, to) = self.endpoints(self.from, self.to)?;
         let mut built = self.build_base()?;
@@ -358,6 +359,7 @@ impl<T: Animatable> Motion<T> {
 
     /// The start and end lanes of a motion from `from` to `to`, checked finite; quaternions
     /// normalized, `to` on the shortest arc from `from`.
+    #[inline]
     fn endpoints(&self, from: T, to: T) -> Result<(Lanes, Lanes), BuildError> {
         let mut from = from.to_lanes();
         let mut to = to.to_lanes();
@@ -398,6 +400,7 @@ impl<T: Animatable> Motion<T> {
     /// The lane pairs of checked endpoints (after [`build_base`](Self::build_base) accepted
     /// the settings) and the row's `params` word; [`BuildError::ValueOverflow`] where they
     /// can leave the f32 range.
+    #[inline]
     pub(super) fn pairs(&self, from: Lanes, to: Lanes) -> Result<([[f32; 2]; 4], u32), BuildError> {
         if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
             self.check_reach(&from, &to)?;
@@ -428,6 +431,7 @@ impl<T: Animatable> Motion<T> {
 
     /// Validates everything but the endpoints, the callbacks and the target: a built motion
     /// without lanes, callbacks or target (the row's `params` word unset).
+    #[inline]
     pub(super) fn build_base(&self) -> Result<BuiltMotion, BuildError> {
         let (ease_id, params) = match self.parametric {
             None => (0, [0.0; 4]),

@@ -367,6 +367,7 @@ impl MotionWorld {
 
     /// Inserts a built motion at clock 0 (anchored at the current world time), into
     /// `reserved` if a command reserved its handle. Runs the immediate bind.
+    #[inline]
     pub(crate) fn insert(
         &mut self,
         built: BuiltMotion,
@@ -379,6 +380,7 @@ impl MotionWorld {
 
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could
     /// remove what was just made before the caller is done with it).
+    #[inline]
     pub(crate) fn insert_unsettled(
         &mut self,
         built: BuiltMotion,
