@@ -133,6 +133,21 @@ pub enum BuildError {
         /// Why it was refused.
         reason: SequenceChildError,
     },
+    /// A motion of a batch ([`Motion::run_batch`](crate::Motion::run_batch)) is invalid;
+    /// none of the batch was added.
+    #[error("motion {index} of the batch: {error}")]
+    InBatch {
+        /// The motion's index in the batch.
+        index: usize,
+        /// Why it is invalid.
+        error: Box<BuildError>,
+    },
+    /// A batch's base motion has what its motions cannot share: `"callbacks"` (give each
+    /// motion its bind with [`Motion::bind_batch`](crate::Motion::bind_batch)) or
+    /// `"a target"` (give each motion its own with
+    /// [`BatchItem::target`](crate::BatchItem::target)).
+    #[error("a batch's base motion cannot have {0}")]
+    NotBatchable(&'static str),
     /// A sequence position or interval is negative, NaN or infinite.
     #[error("sequence {what} must be finite and >= 0, got {value}")]
     InvalidSequenceTime {

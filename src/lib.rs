@@ -77,6 +77,7 @@ pub use crate::core::handle::MotionHandle;
 pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use crate::core::value::{Animatable, Color, Integer, Interpolation, RoundingMode, Vibrate};
 pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
+pub use motion::batch::BatchItem;
 pub use motion::builder::Motion;
 pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};

@@ -11,11 +11,10 @@ pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;
 pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
 
-/// A motion's callbacks. Boxed once per motion that has any, so a `run()` motion costs no
-/// allocation.
+/// A motion's callbacks but its bind (which the world keeps in its bound list). Boxed once
+/// per motion that has any, so a `run()` or `bind()` motion costs no allocation for them.
 #[derive(Default)]
 pub(crate) struct Callbacks {
-    pub bind: Option<BindFn>,
     pub complete: Option<EventFn>,
     pub cancel: Option<EventFn>,
     pub loop_complete: Option<LoopFn>,
@@ -69,19 +68,24 @@ impl std::error::Error for CallbackError {}
 
 /// Runs `f`, catching a panic. Returns the panic message on failure (allocating only then).
 /// The panic's payload is dropped here too, its own `Drop` panics caught (see
-/// [`drop_payload`]).
+/// [`drop_payload`]). Inlined: binds call it once per motion and update.
+#[inline]
 pub(crate) fn guarded(f: impl FnOnce()) -> Result<(), String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-        let message = if let Some(s) = payload.downcast_ref::<&str>() {
-            (*s).to_owned()
-        } else if let Some(s) = payload.downcast_ref::<String>() {
-            s.clone()
-        } else {
-            "non-string panic payload".to_owned()
-        };
-        drop_payload(payload);
-        message
-    })
+    catch_unwind(AssertUnwindSafe(f)).map_err(panic_message)
+}
+
+/// The message of a caught panic (dropping its payload).
+#[cold]
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    };
+    drop_payload(payload);
+    message
 }
 
 /// Drops a panic payload whose `Drop` may itself panic (with a payload that may do the

@@ -37,7 +37,7 @@ use crate::table::host_targets::HostTargets;
 use crate::table::rows::Rows;
 use crate::table::targets::TargetRef;
 use crate::world::built::{BuiltMotion, MotionOptions};
-use callbacks::{CallbackError, Callbacks};
+use callbacks::{BindFn, CallbackError, Callbacks};
 use commands::{Command, QueueState};
 use events::{Due, EventQueue};
 use slots::SlotTable;
@@ -79,14 +79,29 @@ pub(crate) struct SlotMeta {
     /// A sequence's child that has fired its end (complete or cancel): it replays in later
     /// passes of a looping sequence, but ends only once.
     ended: bool,
+    /// Its entry in the bound list (a bind or a sequence).
+    bound: Option<u32>,
+    /// The update count when its row was last written (made or re-anchored): its output
+    /// holds its value now only if an evaluation came after (see `value`).
+    changed: u64,
 }
 
-/// A motion with a bind, in creation order (visited every update).
-#[derive(Clone, Copy, Debug)]
+/// A motion visited every update (one with a bind, or a sequence), in creation order, with
+/// what its visit needs side by side: the bind itself (so calling it is one indirection),
+/// and whether its value is all it needs.
 struct BoundEntry {
     seq: u64,
     slot: u32,
     version: u32,
+    /// Lanes of its value (the outputs a bind reads).
+    lanes: u8,
+    /// Needs the exact visit every update: a sequence (drives its children), a sequence's
+    /// child (driven by it), a bind that skips values during a delay (its status decides;
+    /// a negative clock is a delay too).
+    /// Other bound motions without a due event only get their value: their transitions
+    /// (loop complete, complete) come through the event heap.
+    exact: bool,
+    bind: Option<BindFn>,
 }
 
 /// A set of motions and the clocks that drive them.
@@ -134,6 +149,9 @@ pub struct MotionWorld {
     host_targets: HostTargets,
     /// In an update's visiting loop (whose values the executor has just written).
     visiting: bool,
+    /// The CPU executor wrote every row's value at the current clocks in the last update
+    /// (rows written since are told by `SlotMeta::changed`).
+    outputs_current: bool,
     bound_rows: Vec<u32>,
     bound_motions: Vec<[u32; 2]>,
     errors: Vec<CallbackError>,
@@ -177,6 +195,7 @@ impl MotionWorld {
             targets: Targets::default(),
             host_targets: HostTargets::default(),
             visiting: false,
+            outputs_current: false,
             bound_rows: Vec::new(),
             bound_motions: Vec::new(),
             errors: Vec::new(),
@@ -272,11 +291,14 @@ impl MotionWorld {
         self.settle();
         self.clocks.advance(deltas);
         self.updates += 1;
+        self.outputs_current = false;
         if self.rows.len() == 0 {
             return Ok(());
         }
         self.regroup_rows();
         self.evaluate_rows();
+        // `evaluate_rows` ends on the CPU executor when it did not run on the GPU.
+        self.outputs_current = !self.use_gpu;
 
         self.due.clear();
         let meta = &self.meta;
@@ -291,33 +313,9 @@ impl MotionWorld {
         self.due.sort_unstable_by_key(|d| d.seq);
         self.due.dedup_by_key(|d| d.seq);
 
-        // Visit bound motions and due events merged in creation order (docs/semantics.md §6).
         self.settling = true;
         self.visiting = true;
-        let (mut b, mut d) = (0, 0);
-        let (nb, nd) = (self.bound.len(), self.due.len());
-        while b < nb || d < nd {
-            let bound = self.bound.get(b).copied();
-            let due = self.due.get(d).copied();
-            match (bound, due) {
-                (Some(entry), Some(event)) if entry.seq == event.seq => {
-                    b += 1;
-                    d += 1;
-                    self.visit(event.slot, true);
-                }
-                (Some(entry), event) if event.is_none_or(|e| entry.seq < e.seq) => {
-                    b += 1;
-                    if self.slots.get(entry.slot, entry.version).is_some() {
-                        self.visit(entry.slot, false);
-                    }
-                }
-                (_, Some(event)) => {
-                    d += 1;
-                    self.visit(event.slot, true);
-                }
-                (_, None) => unreachable!("loop condition guarantees an entry"),
-            }
-        }
+        self.visit_all();
         self.visiting = false;
         self.settling = false;
         // (Emptied now, so that `settle` can shrink it after a burst.)
@@ -379,6 +377,7 @@ impl MotionWorld {
 
     /// Inserts a built motion at clock 0 (anchored at the current world time), into
     /// `reserved` if a command reserved its handle. Runs the immediate bind.
+    #[inline]
     pub(crate) fn insert(
         &mut self,
         built: BuiltMotion,
@@ -391,6 +390,7 @@ impl MotionWorld {
 
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could
     /// remove what was just made before the caller is done with it).
+    #[inline]
     pub(crate) fn insert_unsettled(
         &mut self,
         built: BuiltMotion,
@@ -423,7 +423,7 @@ impl MotionWorld {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        let has_bind = built.callbacks.as_ref().is_some_and(|c| c.bind.is_some());
+        let has_bind = built.bind.is_some();
         let has_loop_callback = built
             .callbacks
             .as_ref()
@@ -443,14 +443,23 @@ impl MotionWorld {
             is_sequence: false,
             in_sequence: false,
             ended: false,
+            bound: has_bind.then_some(self.bound.len() as u32),
+            changed: self.updates,
         };
         if let Some(target) = &built.target {
             // Checked by the builder's terminal; a deferred spawn's is checked here.
             self.link_target(slot, row_index, target, row.lane_count());
         }
         self.callbacks[slot as usize] = built.callbacks;
-        if has_bind {
-            self.bound.push(BoundEntry { seq, slot, version });
+        if let Some(bind) = built.bind {
+            self.bound.push(BoundEntry {
+                seq,
+                slot,
+                version,
+                lanes: row.lane_count() as u8,
+                exact: built.options.skip_values_during_delay,
+                bind: Some(bind),
+            });
         }
         self.schedule(slot, row_index, 0.0);
         self.place_new_row();
@@ -470,6 +479,49 @@ impl MotionWorld {
             self.call_bind(slot, &value);
         }
         handle
+    }
+}
+
+/// One motion of a batch: its lane pairs, the row's `params` word, its bind and its target.
+pub(crate) type BatchMotion = (
+    [[f32; 2]; 4],
+    u32,
+    Option<BindFn>,
+    Option<crate::table::targets::Target>,
+);
+
+impl MotionWorld {
+    /// Inserts a batch in order: motions made from `base` with each `(pairs, params word,
+    /// bind, target)` (targets checked by the caller), their handles appended to `handles`;
+    /// queued commands are applied once, after the last.
+    pub(crate) fn insert_batch(
+        &mut self,
+        base: &BuiltMotion,
+        motions: Vec<BatchMotion>,
+        handles: &mut Vec<MotionHandle>,
+    ) {
+        self.reserve(motions.len());
+        handles.reserve(motions.len());
+        for (pairs, word, bind, target) in motions {
+            let built = BuiltMotion {
+                row: crate::core::row::MotionRow {
+                    params: word,
+                    ..base.row
+                },
+                pairs,
+                params: base.params,
+                curve: base.curve.clone(),
+                auto_seed: base.auto_seed,
+                options: base.options,
+                debug_name: base.debug_name,
+                value_type: base.value_type,
+                bind,
+                callbacks: None,
+                target,
+            };
+            handles.push(self.insert_unsettled(built, None));
+        }
+        self.settle();
     }
 }
 

@@ -119,21 +119,26 @@ impl MotionWorld {
         Ok(self.row(h)?.speed)
     }
 
-    /// The motion's value now, computed on the CPU from its anchor (whatever the executor).
-    /// `T` must be the type the motion animates (a sequence's is `f32`), else
-    /// [`MotionError::TypeMismatch`].
+    /// The motion's value now. After an update on the CPU executor it is what the executor
+    /// wrote (what a bind gets); where that is not current (the motion was made, re-timed or
+    /// completed since, a sequence's child, the GPU executor) it is computed on the CPU from
+    /// the motion's anchor. `T` must be the type the motion animates (a sequence's is
+    /// `f32`), else [`MotionError::TypeMismatch`].
     pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
         let (slot, row_index) = self.live(h)?;
-        let row = &self.rows.rows[row_index as usize];
-        if self.meta[slot as usize].value_type != Some(std::any::TypeId::of::<T>()) {
+        let meta = &self.meta[slot as usize];
+        if meta.value_type != Some(std::any::TypeId::of::<T>()) {
             return Err(MotionError::TypeMismatch(h));
         }
-        let now = self.evaluate_index(row_index).1;
-        Ok(T::from_lanes_rounded(
+        let row = &self.rows.rows[row_index as usize];
+        let lanes = if self.outputs_current && meta.changed < self.updates && !row.is_child() {
+            super::visit::output(&self.rows, row_index, T::LANES as u8)
+        } else {
+            let now = self.evaluate_index(row_index).1;
             self.rows
-                .value_at(row_index, &now, self.clocks.now[row.time_kind() as usize]),
-            row.rounding(),
-        ))
+                .value_at(row_index, &now, self.clocks.now[row.time_kind() as usize])
+        };
+        Ok(T::from_lanes_rounded(lanes, row.rounding()))
     }
 
     /// Keeps the motion after it completes (see [`Motion::preserve`](crate::Motion::preserve)).
@@ -304,6 +309,7 @@ impl MotionWorld {
         self.rows.set_row(row_index, row);
         let meta = &mut self.meta[slot as usize];
         meta.stamp = meta.stamp.wrapping_add(1);
+        meta.changed = self.updates;
     }
 }
 

@@ -106,15 +106,14 @@ impl MotionWorld {
         // Visited every update, like a bound motion, to drive its children. (Not always
         // last: `insert` may have applied queued spawns after making the sequence.)
         let seq = meta.seq;
-        let at = self.bound.partition_point(|e| e.seq < seq);
-        self.bound.insert(
-            at,
-            BoundEntry {
-                seq,
-                slot: seq_slot,
-                version: handle.version,
-            },
-        );
+        self.insert_bound(BoundEntry {
+            seq,
+            slot: seq_slot,
+            version: handle.version,
+            lanes: 1,
+            exact: true,
+            bind: None,
+        });
         let mut data = SequenceData {
             children: Vec::with_capacity(placed.len()),
             height: 1,
@@ -126,6 +125,7 @@ impl MotionWorld {
             meta.in_sequence = true;
             // Its clock is the sequence's now: pending heap entries become stale.
             meta.stamp = meta.stamp.wrapping_add(1);
+            self.visit_exactly(slot);
             let index = self.slots.slots[slot as usize].row;
             let mut row = self.rows.rows[index as usize];
             row.flags |= FLAG_CHILD;

@@ -110,6 +110,7 @@ impl MotionWorld {
             let slots = &self.slots;
             self.bound
                 .retain(|e| slots.get(e.slot, e.version).is_some());
+            self.reindex_bound(0);
             self.bound_dead = 0;
             if self.bound.capacity() > 64 && self.bound.len() * 4 < self.bound.capacity() {
                 self.bound.shrink_to(self.bound.len() * 2);

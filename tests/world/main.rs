@@ -7,6 +7,7 @@ mod common;
 
 mod async_debug;
 mod bad_input;
+mod batches;
 mod callback_order;
 mod clock_exactness;
 mod completion_futures;

@@ -1,19 +1,19 @@
 //! The motion builder: `Motion::new(from, to, duration)`, settings, then `bind` or `run`.
+//! Validation and building are in `build.rs`.
 
-use bytemuck::Zeroable;
+mod build;
 
-use crate::core::curve::{AnimationCurve, ID_CURVE};
+pub(super) use build::wrap_bind;
+
+use crate::core::curve::AnimationCurve;
 use crate::core::ease::{Ease, ParametricEase};
 use crate::core::handle::MotionHandle;
-use crate::core::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
-use crate::core::value::{
-    Animatable, CheckedLanes, Integer, Interpolation, Lanes, RoundingMode, Vibrate,
-};
+use crate::core::value::{Animatable, CheckedLanes, Integer, Interpolation, RoundingMode, Vibrate};
 use crate::error::BuildError;
 use crate::table::targets::Target;
-use crate::world::built::{BuiltMotion, MotionOptions};
-use crate::world::callbacks::{BindFn, Callbacks, EventFn, LoopFn};
+use crate::world::built::BuiltMotion;
+use crate::world::callbacks::{EventFn, LoopFn};
 use crate::world::{MotionCommands, MotionWorld};
 use glam::Quat;
 
@@ -323,171 +323,6 @@ impl<T: Animatable> Motion<T> {
     pub(crate) fn build_sequence(self) -> Result<BuiltMotion, BuildError> {
         self.build(None)
     }
-
-    /// [`BuildError::ValueOverflow`] where `from + (to − from) · p` can leave the f32 range.
-    fn check_reach(&self, from: &Lanes, to: &Lanes) -> Result<(), BuildError> {
-        // The standard eases stay in [0, 1] but Back's (to about -0.1 and 1.1) and
-        // Elastic's (to about -0.37 and 1.37).
-        let standard = match self.ease {
-            Ease::InBack | Ease::OutBack | Ease::InOutBack => 1.5,
-            Ease::InElastic | Ease::OutElastic | Ease::InOutElastic => 1.5,
-            _ => 1.0,
-        };
-        let ease = self.parametric.map_or(standard, ParametricEase::bound);
-        let progress = if self.loop_type == LoopType::Incremental {
-            let loops = if self.loops < 0 {
-                2f64.powi(32)
-            } else {
-                f64::from(self.loops)
-            };
-            ease * (loops + 1.0)
-        } else {
-            ease
-        };
-        for lane in 0..T::LANES {
-            let (a, b) = (f64::from(from[lane]), f64::from(to[lane]));
-            let reach = a.abs() + (b - a).abs() * progress;
-            if reach > f64::from(f32::MAX) {
-                return Err(BuildError::ValueOverflow { lane, reach });
-            }
-        }
-        Ok(())
-    }
-
-    fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
-        let mut from = self.from.to_lanes();
-        let mut to = self.to.to_lanes();
-        for (which, lanes) in [("start", from), ("end", to)] {
-            if let Some((lane, &value)) = lanes
-                .iter()
-                .enumerate()
-                .take(T::LANES)
-                .find(|(_, v)| !v.is_finite())
-            {
-                return Err(BuildError::NonFiniteValue { which, lane, value });
-            }
-        }
-        if matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
-            // Quaternions interpolate as unit quaternions.
-            for (which, lanes) in [("start", &mut from), ("end", &mut to)] {
-                let len = lanes
-                    .iter()
-                    .map(|x| f64::from(*x).powi(2))
-                    .sum::<f64>()
-                    .sqrt();
-                if !(len > 1e-12 && len.is_finite()) {
-                    return Err(BuildError::ZeroQuaternion { which });
-                }
-                for x in lanes.iter_mut() {
-                    *x = (f64::from(*x) / len) as f32;
-                }
-            }
-            // The shortest arc: `to` or `-to` (the same rotation), whichever is nearer.
-            let dot: f64 = (0..4).map(|k| f64::from(from[k]) * f64::from(to[k])).sum();
-            if dot < 0.0 {
-                to = to.map(|x| -x);
-            }
-        }
-        let (ease_id, params) = match self.parametric {
-            None => (0, [0.0; 4]),
-            Some(ease) => ease.encode().ok_or(BuildError::InvalidEase(ease))?,
-        };
-        // A curve's key range is written into the parameter lanes on insertion.
-        let ease_id = if self.curve.is_some() {
-            ID_CURVE
-        } else {
-            ease_id
-        };
-        let vibrates = matches!(self.adapter, Interpolation::Punch | Interpolation::Shake);
-        let in_range = |x: f32| (0.0..=crate::MAX_EASE_PARAMETER).contains(&x); // not NaN
-        if vibrates && !(in_range(self.frequency) && in_range(self.damping_ratio)) {
-            return Err(BuildError::InvalidVibration {
-                frequency: self.frequency,
-                damping_ratio: self.damping_ratio,
-            });
-        }
-        if !(self.duration.is_finite() && self.duration >= 0.0) {
-            return Err(BuildError::InvalidDuration(self.duration));
-        }
-        if !(self.delay.is_finite() && self.delay >= 0.0) {
-            return Err(BuildError::InvalidDelay(self.delay));
-        }
-        if self.loops == 0 || self.loops < -1 {
-            return Err(BuildError::InvalidLoops(self.loops));
-        }
-        if !self.speed.is_finite() {
-            return Err(BuildError::InvalidPlaybackSpeed(self.speed));
-        }
-        if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
-            self.check_reach(&from, &to)?;
-        }
-        let row = MotionRow {
-            speed: self.speed,
-            duration: self.duration,
-            delay: self.delay,
-            loops: self.loops,
-            flags: pack_flags(
-                if self.parametric.is_some() || self.curve.is_some() {
-                    Ease::Linear
-                } else {
-                    self.ease
-                },
-                self.loop_type,
-                self.delay_type,
-                self.time_kind,
-                T::LANES,
-                self.adapter as u32,
-            ) | (self.rounding as u32) << FLAG_ROUNDING_SHIFT
-                | ease_id,
-            ..MotionRow::zeroed()
-        };
-        let mut pairs = [[0.0; 2]; 4];
-        for (lane, pair) in pairs.iter_mut().enumerate().take(T::LANES) {
-            *pair = [from[lane], to[lane]];
-        }
-        if vibrates {
-            // Lane 3 (free: at most three lanes vibrate) holds (f, k = ζ·f/(2π)).
-            let k =
-                f64::from(self.damping_ratio) * f64::from(self.frequency) / std::f64::consts::TAU;
-            pairs[3] = [self.frequency, k as f32];
-        }
-        let mut row = row;
-        row.params = if self.adapter == Interpolation::Slerp {
-            crate::eval::adapters::quat_angle(from, to).to_bits()
-        } else {
-            self.seed.unwrap_or(0)
-        };
-        let has_callbacks = bind.is_some()
-            || self.on_complete.is_some()
-            || self.on_cancel.is_some()
-            || self.on_loop_complete.is_some();
-        let callbacks = has_callbacks.then(|| {
-            Box::new(Callbacks {
-                bind,
-                complete: self.on_complete,
-                cancel: self.on_cancel,
-                loop_complete: self.on_loop_complete,
-                completion: None,
-            })
-        });
-        Ok(BuiltMotion {
-            row,
-            pairs,
-            params,
-            curve: self.curve,
-            auto_seed: self.adapter == Interpolation::Shake && self.seed.is_none(),
-            options: MotionOptions {
-                preserve: self.preserve,
-                cancel_on_error: self.cancel_on_error,
-                skip_values_during_delay: self.skip_values_during_delay,
-                immediate_bind: self.immediate_bind,
-            },
-            debug_name: self.debug_name,
-            value_type: std::any::TypeId::of::<T>(),
-            callbacks,
-            target: self.target,
-        })
-    }
 }
 
 impl<T: Integer> Motion<T> {
@@ -579,13 +414,6 @@ impl Motion<Quat> {
         self.adapter = Interpolation::Slerp;
         self
     }
-}
-
-fn wrap_bind<T: Animatable>(
-    mut bind: impl FnMut(T) + Send + 'static,
-    rounding: RoundingMode,
-) -> BindFn {
-    Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, rounding)))
 }
 
 impl<T: Animatable + std::fmt::Debug> std::fmt::Debug for Motion<T> {
