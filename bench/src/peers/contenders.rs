@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{
-    BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld, TargetId,
+    BatchItem, BuildError, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld, TargetId,
 };
 
 use super::{phase, target, DURATION};
@@ -521,11 +521,11 @@ fn wt_host(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
     }))
 }
 
-/// Batch spawning (issue 17 item 4: the N motions of one configuration added in one call,
-/// `from`/`to` per index) fills this creation column once that API exists, as a `wt_world`
-/// whose creation appends the batch's handles; until then there is nothing to build.
-fn wt_batch(_: &Env, _n: usize) -> Option<Result<Built, Failure>> {
-    None
+/// The N motions added in one call (`Motion::run_batch`), `from`/`to` per index.
+fn wt_batch(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
+    Some(wt_world(None, n, Out::None, move |w, handles| {
+        motion(0).run_batch(w, n, |i| BatchItem::new(0.0, target(i)), handles)
+    }))
 }
 
 fn wt_gpu_targets(env: &Env, n: usize) -> Option<Result<Built, Failure>> {
