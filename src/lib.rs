@@ -39,12 +39,16 @@
 //!   semantics) via [`Motion::ease_curve`].
 //! - [`Animatable`]: how values map to lanes. Built in: `f32`, `f64`, `i32`/`i64` (with a
 //!   [`RoundingMode`]), glam `Vec2`/`Vec3`/`Vec4`/`Quat` (slerp, or [`Motion::nlerp`]),
-//!   [`Color`], `[f32; N]`; [`Motion::punch`] and [`Motion::shake`] for `f32`, `Vec2`, `Vec3`;
-//!   text reveals ([`TextReveal`], [`Motion::bind_text`]).
+//!   [`Color`], [`Angle`] (the shorter arc), `[f32; N]`; [`Motion::punch`] and
+//!   [`Motion::shake`] for `f32`, `Vec2`, `Vec3`; text reveals ([`TextReveal`],
+//!   [`Motion::bind_text`]); your own types by hand or with `#[derive(Animatable)]`
+//!   (feature `derive`). [`glam`] and [`wgpu`] are re-exported.
 //! - Targets: arrays motions write their values into, registered once
 //!   ([`MotionWorld::add_host_target`], read as `&[f32]` with [`MotionWorld::host_target`];
 //!   [`MotionWorld::add_gpu_target`], a storage buffer filled on the GPU) and addressed per
 //!   motion by [`TargetId::at`] and [`Motion::target`].
+//! - Batches: [`Motion::run_batch`] and [`Motion::bind_batch`] add many motions of one
+//!   configuration in one call, each with its own [`BatchItem`] (endpoints, target).
 //! - [`error`]: every error type, with the table of which bad input gives which.
 //! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's), readback modes;
 //!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`]; settings and
