@@ -57,6 +57,9 @@
 //!   run as one motion with its own ease, loops and callbacks.
 //! - [`MotionWorld::completion`]: a future per motion; [`MotionWorld::debug_snapshot`]: a
 //!   table of the live motions.
+//! - Features: `derive` (`#[derive(Animatable)]`), `log` (records with target `wgpu_tween`:
+//!   the executor chosen and why, GPU faults and fallbacks, callback panics), `window` (the
+//!   swarm example's window).
 
 #![warn(missing_docs)]
 

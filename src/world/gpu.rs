@@ -179,6 +179,21 @@ impl MotionWorld {
                 .as_ref()
                 .is_some_and(|g| !g.context().is_software()),
         };
+        let why = match (executor, self.gpu.as_deref()) {
+            (Executor::Auto, None) => "Auto, no GPU context attached",
+            (Executor::Auto, Some(_)) if use_gpu => "Auto, a real GPU",
+            (Executor::Auto, Some(_)) => "Auto, a software adapter: the CPU executor is faster",
+            _ => "chosen by set_executor",
+        };
+        let adapter = self
+            .gpu
+            .as_deref()
+            .map(|g| &g.context().adapter_info().name);
+        diag!(
+            info,
+            "{} executor ({why}); adapter: {adapter:?}",
+            if use_gpu { "GPU" } else { "CPU" }
+        );
         self.use_gpu = use_gpu;
         self.rows.keep_gpu_journal(use_gpu);
         Ok(())
@@ -337,6 +352,11 @@ impl MotionWorld {
                 motions.push(self.handle_of(slot));
             }
         }
+        diag!(
+            warn,
+            "{} motions lost their GPU targets: the device no longer accepts their buffers",
+            motions.len()
+        );
         self.gpu_error = Some(GpuError::TargetsLost { motions });
         true
     }
@@ -358,6 +378,7 @@ impl MotionWorld {
     /// After a GPU failure: the CPU executor for good (the rows are the whole truth), the
     /// error kept for [`take_gpu_error`](Self::take_gpu_error), targets dropped.
     pub(super) fn lose_gpu(&mut self, error: GpuError) {
+        diag!(warn, "GPU executor failed ({error}): the world goes on on the CPU executor, every motion kept");
         self.gpu_error = Some(error);
         self.gpu = None;
         self.use_gpu = false;

@@ -6,6 +6,17 @@
 //! complete) are computed by evaluating the motion at the previous and the current world
 //! time, so a visit is idempotent and a callback can never fire twice for one transition.
 
+/// A `log` record (feature `log`) with target `wgpu_tween`; without the feature its
+/// arguments are only type-checked.
+macro_rules! diag {
+    ($level:ident, $($arg:tt)+) => {{
+        #[cfg(feature = "log")]
+        log::$level!(target: "wgpu_tween", $($arg)+);
+        #[cfg(not(feature = "log"))]
+        let _ = format_args!($($arg)+);
+    }};
+}
+
 pub(crate) mod built;
 pub(crate) mod callbacks;
 mod clock;

@@ -252,6 +252,14 @@ impl MotionWorld {
     }
 
     pub(super) fn report(&mut self, error: CallbackError) {
+        diag!(
+            warn,
+            "{:?} callback of {:?} ({:?}) panicked: {}",
+            error.kind,
+            error.handle,
+            error.debug_name,
+            error.message
+        );
         if self.errors.len() < MAX_KEPT_ERRORS {
             self.errors.push(error);
         } else {

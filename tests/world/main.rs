@@ -17,6 +17,8 @@ mod drop_panics;
 mod examples;
 mod handles;
 mod host_targets;
+#[cfg(feature = "log")]
+mod logging;
 mod parametric_eases;
 mod punch_shake;
 mod reentrancy;
