@@ -62,34 +62,31 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
     let krate = quote!(::wgpu_tween);
     let lanes_of = |ty: &syn::Type| quote!(<#ty as #krate::Animatable>::LANES);
     let total = types.iter().map(|ty| lanes_of(ty));
-    // The lane each field starts at: the sum of the lanes before it.
-    let starts: Vec<_> = (0..types.len())
+    // Each field's lanes within the struct's: after the lanes of the fields before it.
+    let ranges: Vec<_> = (0..types.len())
         .map(|i| {
-            let before = types[..i].iter().map(|ty| lanes_of(ty));
-            quote!(0usize #(+ #before)*)
+            let start: Vec<_> = types[..i].iter().map(|ty| lanes_of(ty)).collect();
+            let lanes = lanes_of(types[i]);
+            quote!((0usize #(+ #start)*)..(0usize #(+ #start)* + #lanes))
         })
         .collect();
-    let to_lanes = types
-        .iter()
-        .zip(&members)
-        .zip(&starts)
-        .map(|((ty, member), start)| {
-            let lanes = lanes_of(ty);
-            quote! {
-                let field = #krate::Animatable::to_lanes(self.#member);
-                lanes[#start..#start + #lanes].copy_from_slice(&field[..#lanes]);
-            }
-        });
+    let to_lanes = members.iter().zip(&ranges).map(|(member, range)| {
+        quote! {
+            let field = #krate::Animatable::to_lanes(self.#member);
+            let range = #range;
+            lanes[range.clone()].copy_from_slice(&field[..range.len()]);
+        }
+    });
     let from_lanes = types
         .iter()
         .zip(&members)
-        .zip(&starts)
-        .map(|((ty, member), start)| {
-            let lanes = lanes_of(ty);
+        .zip(&ranges)
+        .map(|((ty, member), range)| {
             quote! {
                 #member: {
+                    let range = #range;
                     let mut field = [0.0f32; 4];
-                    field[..#lanes].copy_from_slice(&lanes[#start..#start + #lanes]);
+                    field[..range.len()].copy_from_slice(&lanes[range]);
                     <#ty as #krate::Animatable>::from_lanes(field)
                 }
             }
