@@ -22,6 +22,7 @@ mod logging;
 mod parametric_eases;
 mod punch_shake;
 mod reentrancy;
+mod regressions;
 mod sequences;
 mod swarm;
 mod text_motions;

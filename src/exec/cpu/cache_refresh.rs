@@ -122,12 +122,10 @@ pub(super) fn refresh(
     // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
     let mut last: Option<(&MotionRow, f32, Segment)> = None;
     let mut last_near: Option<(&MotionRow, f32)> = None;
-    // Restart and Yoyo never read `off` (always 0 for them); and while the rows share `r`,
-    // `r[0]` stands for every row's: the sparse reads and writes of those columns would
-    // miss, the hot loop not having touched them.
+    // Restart and Yoyo never read `off` (always 0 for them): the sparse reads and writes of
+    // that column would miss, the hot loop not having touched it.
     // (Folded Flip segments leave `off` at 0 too.)
     let uses_off = head.groups.any_loop(2) || (head.groups.any_loop(1) && !fold);
-    let had_same_r = head.same_r;
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
         bits &= bits - 1;
@@ -173,10 +171,9 @@ pub(super) fn refresh(
         same_all &= same_r
             && s.c.to_bits() == c0.to_bits()
             && (!uses_off || s.off.to_bits() == chunk.off[0].to_bits());
-        // A partial refresh of rows that shared `r[0]` and still do leaves `r[i]` as it was.
-        if full || !had_same_r || !kept_r {
-            chunk.r[i] = s.r;
-        }
+        // Always written, even while the rows share `r[0]`: once a later refresh splits them,
+        // the hot loop reads every row's own `r[i]`, which must not be a stale one.
+        chunk.r[i] = s.r;
         chunk.c[i] = s.c;
         chunk.hi[i] = s.hi;
         if uses_off {
