@@ -55,6 +55,11 @@ pub struct MMotion {
     above: bool,
     prev_t: f64,
     prev_above: bool,
+    /// How far the library's clock may have drifted from `t` through re-anchors that keep
+    /// the clock (`set_playback_speed`): docs/semantics.md §1 allows each one a move of
+    /// 2^-46 of the larger of the clock and the world time, times the speed, and they add up
+    /// until `set_time` or `complete` sets the clock afresh.
+    pub drift: f64,
     preserve: bool,
     birth: u64,
     touched: bool,
@@ -82,6 +87,8 @@ pub struct Model {
     queue: VecDeque<Cmd>,
     settling: bool,
     pub updates: u64,
+    /// World time of each time kind (the exact sum of the deltas).
+    world: [f64; 3],
     pub next_id: u32,
     /// Callback calls since last drained.
     pub log: Vec<Entry>,
@@ -291,6 +298,7 @@ impl Model {
             above: false,
             prev_t: 0.0,
             prev_above: false,
+            drift: 0.0,
             preserve: spec.preserve,
             birth: self.updates,
             touched: false,
@@ -325,6 +333,9 @@ impl Model {
     pub fn update(&mut self, dt: [f64; 3]) {
         self.settle();
         self.updates += 1;
+        for (w, dt) in self.world.iter_mut().zip(dt) {
+            *w += dt;
+        }
         if self.motions.is_empty() {
             return;
         }
@@ -410,6 +421,7 @@ impl Model {
         let m = &mut self.motions[i];
         m.t = m.timing.total();
         m.above = true;
+        m.drift = 0.0;
         m.touched = true;
         let now = m.eval();
         assert!(now.completed(), "model: complete did not complete {m:?}");
@@ -429,6 +441,7 @@ impl Model {
         let prev = m.eval();
         m.t = t;
         m.above = false;
+        m.drift = 0.0;
         m.touched = true;
         let now = m.eval();
         let bind = binds_at(now.status, m.skip);
@@ -441,7 +454,11 @@ impl Model {
         if !speed.is_finite() {
             return Err(Fail::InvalidArgument);
         }
-        self.motions[i].speed = f64::from(speed);
+        let w = self.world[self.motions[i].kind];
+        let m = &mut self.motions[i];
+        let speeds = m.speed.abs().max(f64::from(speed).abs()).max(1.0);
+        m.drift += m.t.abs().max(w) * speeds * 2f64.powi(-46);
+        m.speed = f64::from(speed);
         Ok(())
     }
 
