@@ -85,8 +85,9 @@ pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use crate::core::value::{Animatable, Color, Integer, Interpolation, RoundingMode, Vibrate};
 pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use motion::batch::BatchItem;
-pub use motion::builder::Motion;
-pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};
+pub use motion::builder::{Motion, MotionSettings};
+pub use motion::data::{MotionData, SequenceData, SequenceStep};
+pub use motion::sequence::{Sequence, SequenceChild, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};
 pub use table::targets::{Target, TargetId};
 /// `#[derive(Animatable)]` (feature `derive`): a struct of lerped fields (`f32`, glam vectors,
