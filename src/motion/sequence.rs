@@ -139,11 +139,12 @@ impl std::fmt::Debug for SequenceChild {
 
 /// Arranges motions on one timeline, then runs them as a single motion.
 ///
-/// Children are [`Motion`]s, which the sequence adds to the world each time it runs (a
-/// template, run any number of times), or handles of motions already added, which must be
-/// fresh (created in this frame, before any update). Either way they must be finite, at
-/// playback speed 1 and in no other sequence. The children a run adds are created in
-/// placement order, so their callbacks fire in that order (docs/semantics.md §6). Their handles stay valid for queries (`status`,
+/// Children are [`Motion`]s ([`SequenceChild`]), which the sequence adds to the world each
+/// time it runs (a template, run any number of times), or handles of motions already added,
+/// which must be fresh (created in this frame, before any update). Either way they must be
+/// finite, at playback speed 1 and in no other sequence. The motions a run adds are created
+/// in placement order, so their callbacks fire in that order (docs/semantics.md §6); a run
+/// that a child refuses adds nothing. Children's handles stay valid for queries (`status`,
 /// `time`, `value`, …) and `completion`, but refuse `complete`, `cancel`, `set_time` and
 /// `set_playback_speed` ([`MotionError::InSequence`](crate::MotionError::InSequence)):
 /// control the sequence instead.
@@ -303,21 +304,32 @@ impl Sequence {
         reserved: Option<MotionHandle>,
         completion: Option<Resolver>,
     ) -> Result<MotionHandle, BuildError> {
-        let (placed, tail) = self.place(world)?;
-        let length = placed.iter().map(|c| c.end).fold(tail, f64::max) as f32;
+        let (resolved, tail) = self.place(world)?;
+        let length = resolved.iter().map(|c| c.end).fold(tail, f64::max) as f32;
         let mut built = configure(Motion::new(0.0, length, length)).build_sequence()?;
         if let Some(resolver) = completion {
             built.callbacks.get_or_insert_with(Box::default).completion = Some(resolver);
         }
+        // Everything is checked: the template children are added now.
+        let placed: Vec<Placed> = resolved
+            .into_iter()
+            .map(|r| Placed {
+                handle: match r.source {
+                    Source::Handle(handle) => handle,
+                    // Unsettled: queued commands wait until the sequence links its children.
+                    Source::Built(built) => world.insert_unsettled(*built, None),
+                },
+                position: r.position,
+            })
+            .collect();
         Ok(world.insert_sequence(built, &placed, reserved))
     }
 
-    /// Resolves every child's position and checks it may join, then adds the template
-    /// children (so a refused sequence adds nothing). Also returns where the appends and
-    /// intervals end.
-    fn place(&self, world: &mut MotionWorld) -> Result<(Vec<Placed>, f64), BuildError> {
+    /// Resolves every child's position and end, checking it may join (a template child is
+    /// built, not yet added). Also returns where the appends and intervals end.
+    fn place(&self, world: &MotionWorld) -> Result<(Vec<Resolved>, f64), BuildError> {
         self.check_times()?;
-        let mut resolved: Vec<(Source, f32, f64)> = Vec::with_capacity(self.items.len());
+        let mut resolved: Vec<Resolved> = Vec::with_capacity(self.items.len());
         let (mut tail, mut last_start) = (0.0f64, 0.0f64);
         for item in &self.items {
             let (child, position) = match item {
@@ -336,7 +348,7 @@ impl Sequence {
                     let length = world.sequence_child_length(handle).map_err(refuse)?;
                     if resolved
                         .iter()
-                        .any(|(s, ..)| matches!(s, Source::Handle(h) if *h == handle))
+                        .any(|r| matches!(r.source, Source::Handle(h) if h == handle))
                     {
                         return Err(refuse(SequenceChildError::AlreadyInSequence));
                     }
@@ -359,25 +371,24 @@ impl Sequence {
                 tail = end;
             }
             last_start = f64::from(position);
-            resolved.push((source, position, end));
-        }
-        let placed = resolved
-            .into_iter()
-            .map(|(source, position, end)| Placed {
-                handle: match source {
-                    Source::Handle(handle) => handle,
-                    // Unsettled: queued commands wait until the sequence links its children.
-                    Source::Built(built) => world.insert_unsettled(*built, None),
-                },
+            resolved.push(Resolved {
+                source,
                 position,
                 end,
-            })
-            .collect();
-        Ok((placed, tail))
+            });
+        }
+        Ok((resolved, tail))
     }
 }
 
-/// A placed child: a motion in the world, or a template's, built and not yet added.
+/// A child with its position (rounded to f32, as the GPU stores it) and end.
+struct Resolved {
+    source: Source,
+    position: f32,
+    end: f64,
+}
+
+/// A child: a motion in the world, or a template's, built and not yet added.
 enum Source {
     Handle(MotionHandle),
     Built(Box<BuiltMotion>),

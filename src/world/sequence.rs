@@ -342,6 +342,4 @@ pub const MAX_SEQUENCE_DEPTH: usize = 8;
 pub(crate) struct Placed {
     pub handle: MotionHandle,
     pub position: f32,
-    /// Position plus the child's total duration.
-    pub end: f64,
 }

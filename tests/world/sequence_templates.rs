@@ -135,6 +135,13 @@ fn a_refused_template_adds_nothing() {
             .run(&mut world),
         Err(BuildError::InvalidDuration(-1.0))
     );
+    // Settings of the sequence itself that are refused.
+    let once = Sequence::new().append(Motion::new(0.0f32, 1.0, 1.0));
+    assert_eq!(
+        once.run_with(&mut world, |m| m.loops(0, LoopType::Restart)),
+        Err(BuildError::InvalidLoops(0))
+    );
+    assert_eq!(world.len(), 0);
     // A stale handle after a template: the template's motion is not added either.
     let stale = Motion::new(0.0f32, 1.0, 1.0).run(&mut world).unwrap();
     world.update(0.1).unwrap();

@@ -135,7 +135,7 @@ fn the_example_data_file_loads_and_plays() {
     world.update(0.6).unwrap();
     assert_eq!(world.value::<f32>(steps).unwrap(), 50.0); // floor(0.6·4)/4
                                                           // Flat keys (0.5, 1) and (1, 0.5): cubic Hermite at s = 0.2 falls by 3s² − 2s³ = 0.104
-    // of 0.5.
+                                                          // of 0.5.
     assert!((world.value::<f32>(settle).unwrap() - 94.8).abs() < 1e-3);
     world.update(0.1).unwrap();
     assert_eq!(world.value::<f32>(steps).unwrap(), 50.0);
