@@ -54,12 +54,17 @@
 //!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`]; settings and
 //!   counters through [`MotionWorld::gpu`] and [`MotionWorld::gpu_mut`].
 //! - [`Sequence`]: motions placed on one timeline (append, join, insert, intervals, nesting),
-//!   run as one motion with its own ease, loops and callbacks.
+//!   run as one motion with its own ease, loops and callbacks; of [`Motion`]s (a
+//!   [`SequenceChild`] each) it is a template, run any number of times.
+//! - Presets: [`Motion`] is `Clone`; [`MotionSettings`] (settings without values),
+//!   [`MotionData`] (with values) and [`SequenceData`] are plain data, read from files with
+//!   the `serde` feature. [`Motion::bind_with`]: a bind with a state argument.
 //! - [`MotionWorld::completion`]: a future per motion; [`MotionWorld::debug_snapshot`]: a
 //!   table of the live motions.
 //! - Features: `derive` (`#[derive(Animatable)]`), `log` (records with target `wgpu_tween`:
-//!   the executor chosen and why, GPU faults and fallbacks, callback panics), `window` (the
-//!   swarm example's window).
+//!   the executor chosen and why, GPU faults and fallbacks, callback panics), `serde`
+//!   (`Serialize`/`Deserialize` for settings, eases, curves, sequence data and glam values),
+//!   `window` (the swarm example's window).
 
 #![warn(missing_docs)]
 
@@ -85,8 +90,9 @@ pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use crate::core::value::{Animatable, Color, Integer, Interpolation, RoundingMode, Vibrate};
 pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
 pub use motion::batch::BatchItem;
-pub use motion::builder::Motion;
-pub use motion::sequence::{Sequence, MAX_SEQUENCE_DEPTH};
+pub use motion::builder::{Motion, MotionSettings};
+pub use motion::data::{MotionData, SequenceData, SequenceStep};
+pub use motion::sequence::{Sequence, SequenceChild, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};
 pub use table::targets::{Target, TargetId};
 /// `#[derive(Animatable)]` (feature `derive`): a struct of lerped fields (`f32`, glam vectors,

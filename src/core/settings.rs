@@ -3,6 +3,7 @@
 /// How a motion repeats. Discriminants are stored in motion rows: never reorder.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum LoopType {
     /// Every loop plays from the start value to the end value.
     #[default]
@@ -28,6 +29,7 @@ impl LoopType {
 /// Where the delay applies. Discriminants are stored in motion rows: never reorder.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum DelayType {
     /// The delay is waited once, before the first loop.
     #[default]
@@ -41,6 +43,7 @@ pub enum DelayType {
 /// (game time under a time scale, unscaled UI time, wall-clock time).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum TimeKind {
     /// Game time, subject to the application's time scale.
     #[default]

@@ -3,5 +3,6 @@
 
 pub(crate) mod batch;
 pub(crate) mod builder;
+pub(crate) mod data;
 pub(crate) mod sequence;
 pub(crate) mod text;

@@ -9,28 +9,142 @@
 //! world time, which the GPU pass evaluates in the same dispatch as every other motion.
 
 use crate::core::handle::MotionHandle;
+use crate::core::value::Animatable;
 use crate::error::{BuildError, SequenceChildError};
-use crate::motion::builder::Motion;
+use crate::motion::builder::{Motion, SharedBind};
+use crate::world::built::BuiltMotion;
 use crate::world::commands::{Command, Deferred, DeferredSpawn};
 use crate::world::completion::Resolver;
-use crate::world::sequence::Placed;
 pub use crate::world::sequence::MAX_SEQUENCE_DEPTH;
+use crate::world::sequence::{child_row_error, Placed};
 use crate::world::{MotionCommands, MotionWorld};
 
 /// One placement, resolved against the world when the sequence runs (a child's length is
 /// its total duration, which the world knows).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Item {
-    Append(MotionHandle),
-    Join(MotionHandle),
-    Insert(f32, MotionHandle),
+    Append(SequenceChild),
+    Join(SequenceChild),
+    Insert(f32, SequenceChild),
     Interval(f32),
+}
+
+/// A child of a [`Sequence`]: a motion already in the world (its [`MotionHandle`]), or a
+/// [`Motion`] not in any world, which the sequence adds each time it runs (so a sequence of
+/// such children is a template: clone it, run it any number of times).
+///
+/// A motion's clones share its callbacks, and the runs of a template share a child's bind
+/// ([`bound`](Self::bound)): each run calls the same closures.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use wgpu_tween::{Motion, MotionWorld, Sequence, SequenceChild};
+///
+/// let x = Arc::new(Mutex::new(0.0f32));
+/// let sink = Arc::clone(&x);
+/// let wiggle = Sequence::new()
+///     .append(SequenceChild::bound(Motion::new(0.0f32, 10.0, 1.0), move |v| {
+///         *sink.lock().unwrap() = v;
+///     }))
+///     .append(Motion::new(0.0f32, 1.0, 1.0)); // unbound: read it by handle or target
+/// let mut world = MotionWorld::new();
+/// for _ in 0..2 {
+///     wiggle.clone().run(&mut world)?; // 1 sequence + 2 children each time
+/// }
+/// assert_eq!(world.len(), 6);
+/// world.update(0.5)?;
+/// assert_eq!(*x.lock().unwrap(), 5.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct SequenceChild(Child);
+
+enum Child {
+    Handle(MotionHandle),
+    Template(Box<dyn Template>),
+}
+
+/// A motion the sequence builds anew each time it runs.
+trait Template: Send {
+    fn build(&self, world: &MotionWorld) -> Result<BuiltMotion, BuildError>;
+    fn clone_box(&self) -> Box<dyn Template>;
+}
+
+struct MotionTemplate<T: Animatable> {
+    motion: Motion<T>,
+    bind: Option<SharedBind<T>>,
+}
+
+impl<T: Animatable> Template for MotionTemplate<T> {
+    fn build(&self, world: &MotionWorld) -> Result<BuiltMotion, BuildError> {
+        self.motion.build_template(world, self.bind.as_ref())
+    }
+
+    fn clone_box(&self) -> Box<dyn Template> {
+        Box::new(MotionTemplate {
+            motion: self.motion.clone(),
+            bind: self.bind.clone(),
+        })
+    }
+}
+
+impl SequenceChild {
+    /// `motion`, calling `bind` with its value in every update that produces one, in each
+    /// run of the sequence.
+    pub fn bound<T: Animatable>(motion: Motion<T>, bind: impl FnMut(T) + Send + 'static) -> Self {
+        let bind: Box<dyn FnMut(T) + Send> = Box::new(bind);
+        Self::shared(motion, std::sync::Arc::new(std::sync::Mutex::new(bind)))
+    }
+
+    /// `motion` calling a bind that other children may share.
+    pub(crate) fn shared<T: Animatable>(motion: Motion<T>, bind: SharedBind<T>) -> Self {
+        Self(Child::Template(Box::new(MotionTemplate {
+            motion,
+            bind: Some(bind),
+        })))
+    }
+}
+
+impl From<MotionHandle> for SequenceChild {
+    fn from(handle: MotionHandle) -> Self {
+        Self(Child::Handle(handle))
+    }
+}
+
+impl<T: Animatable> From<Motion<T>> for SequenceChild {
+    fn from(motion: Motion<T>) -> Self {
+        Self(Child::Template(Box::new(MotionTemplate {
+            motion,
+            bind: None,
+        })))
+    }
+}
+
+impl Clone for SequenceChild {
+    fn clone(&self) -> Self {
+        Self(match &self.0 {
+            Child::Handle(h) => Child::Handle(*h),
+            Child::Template(t) => Child::Template(t.clone_box()),
+        })
+    }
+}
+
+impl std::fmt::Debug for SequenceChild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Child::Handle(h) => h.fmt(f),
+            Child::Template(_) => f.write_str("Template"),
+        }
+    }
 }
 
 /// Arranges motions on one timeline, then runs them as a single motion.
 ///
-/// Children must be fresh (created in this frame, before any update), finite, at playback
-/// speed 1 and in no other sequence. Their handles stay valid for queries (`status`,
+/// Children are [`Motion`]s ([`SequenceChild`]), which the sequence adds to the world each
+/// time it runs (a template, run any number of times), or handles of motions already added,
+/// which must be fresh (created in this frame, before any update). Either way they must be
+/// finite, at playback speed 1 and in no other sequence. The motions a run adds are created
+/// in placement order, so their callbacks fire in that order (docs/semantics.md §6); a run
+/// that a child refuses adds nothing. Children's handles stay valid for queries (`status`,
 /// `time`, `value`, …) and `completion`, but refuse `complete`, `cancel`, `set_time` and
 /// `set_playback_speed` ([`MotionError::InSequence`](crate::MotionError::InSequence)):
 /// control the sequence instead.
@@ -76,23 +190,23 @@ impl Sequence {
     }
 
     /// Places `motion` at the end: it starts when everything appended before it has ended.
-    pub fn append(mut self, motion: MotionHandle) -> Self {
-        self.items.push(Item::Append(motion));
+    pub fn append(mut self, motion: impl Into<SequenceChild>) -> Self {
+        self.items.push(Item::Append(motion.into()));
         self
     }
 
     /// Places `motion` at the start of the previous item (appended, joined or inserted), so
     /// they play together. With no previous item it starts at 0.
-    pub fn join(mut self, motion: MotionHandle) -> Self {
-        self.items.push(Item::Join(motion));
+    pub fn join(mut self, motion: impl Into<SequenceChild>) -> Self {
+        self.items.push(Item::Join(motion.into()));
         self
     }
 
     /// Places `motion` at `position` seconds, whatever the end is. It does not move the end
     /// (later appends come after the appended items only), but the sequence lasts until its
     /// last child ends.
-    pub fn insert(mut self, position: f32, motion: MotionHandle) -> Self {
-        self.items.push(Item::Insert(position, motion));
+    pub fn insert(mut self, position: f32, motion: impl Into<SequenceChild>) -> Self {
+        self.items.push(Item::Insert(position, motion.into()));
         self
     }
 
@@ -190,36 +304,66 @@ impl Sequence {
         reserved: Option<MotionHandle>,
         completion: Option<Resolver>,
     ) -> Result<MotionHandle, BuildError> {
-        let (placed, tail) = self.place(world)?;
-        let length = placed.iter().map(|c| c.end).fold(tail, f64::max) as f32;
+        let (resolved, tail) = self.place(world)?;
+        let length = resolved.iter().map(|c| c.end).fold(tail, f64::max) as f32;
         let mut built = configure(Motion::new(0.0, length, length)).build_sequence()?;
         if let Some(resolver) = completion {
             built.callbacks.get_or_insert_with(Box::default).completion = Some(resolver);
         }
+        // Everything is checked: the template children are added now.
+        let placed: Vec<Placed> = resolved
+            .into_iter()
+            .map(|r| Placed {
+                handle: match r.source {
+                    Source::Handle(handle) => handle,
+                    // Unsettled: queued commands wait until the sequence links its children.
+                    Source::Built(built) => world.insert_unsettled(*built, None),
+                },
+                position: r.position,
+            })
+            .collect();
         Ok(world.insert_sequence(built, &placed, reserved))
     }
 
-    /// Resolves every child's position and checks it may join. Also returns where the
-    /// appends and intervals end.
-    fn place(&self, world: &MotionWorld) -> Result<(Vec<Placed>, f64), BuildError> {
+    /// Resolves every child's position and end, checking it may join (a template child is
+    /// built, not yet added). Also returns where the appends and intervals end.
+    fn place(&self, world: &MotionWorld) -> Result<(Vec<Resolved>, f64), BuildError> {
         self.check_times()?;
-        let mut placed: Vec<Placed> = Vec::with_capacity(self.items.len());
+        let mut resolved: Vec<Resolved> = Vec::with_capacity(self.items.len());
         let (mut tail, mut last_start) = (0.0f64, 0.0f64);
         for item in &self.items {
-            let (handle, position) = match *item {
+            let (child, position) = match item {
                 Item::Interval(s) => {
-                    tail += f64::from(s);
+                    tail += f64::from(*s);
                     continue;
                 }
-                Item::Append(h) => (h, tail),
-                Item::Join(h) => (h, last_start),
-                Item::Insert(at, h) => (h, f64::from(at)),
+                Item::Append(c) => (c, tail),
+                Item::Join(c) => (c, last_start),
+                Item::Insert(at, c) => (c, f64::from(*at)),
             };
-            let refuse = |reason| BuildError::InvalidSequenceChild { handle, reason };
-            let length = world.sequence_child_length(handle).map_err(refuse)?;
-            if placed.iter().any(|p| p.handle == handle) {
-                return Err(refuse(SequenceChildError::AlreadyInSequence));
-            }
+            let (source, length) = match &child.0 {
+                Child::Handle(handle) => {
+                    let handle = *handle;
+                    let refuse = |reason| BuildError::InvalidSequenceChild { handle, reason };
+                    let length = world.sequence_child_length(handle).map_err(refuse)?;
+                    if resolved
+                        .iter()
+                        .any(|r| matches!(r.source, Source::Handle(h) if h == handle))
+                    {
+                        return Err(refuse(SequenceChildError::AlreadyInSequence));
+                    }
+                    (Source::Handle(handle), length)
+                }
+                Child::Template(template) => {
+                    let built = template.build(world)?;
+                    if let Some(reason) = child_row_error(&built.row) {
+                        let handle = MotionHandle::NONE; // not added, so it has none yet
+                        return Err(BuildError::InvalidSequenceChild { handle, reason });
+                    }
+                    let length = built.row.total_duration();
+                    (Source::Built(Box::new(built)), length)
+                }
+            };
             // Positions are f32 on the GPU: store the rounded one, and end where it ends.
             let position = position as f32;
             let end = f64::from(position) + length;
@@ -227,14 +371,27 @@ impl Sequence {
                 tail = end;
             }
             last_start = f64::from(position);
-            placed.push(Placed {
-                handle,
+            resolved.push(Resolved {
+                source,
                 position,
                 end,
             });
         }
-        Ok((placed, tail))
+        Ok((resolved, tail))
     }
+}
+
+/// A child with its position (rounded to f32, as the GPU stores it) and end.
+struct Resolved {
+    source: Source,
+    position: f32,
+    end: f64,
+}
+
+/// A child: a motion in the world, or a template's, built and not yet added.
+enum Source {
+    Handle(MotionHandle),
+    Built(Box<BuiltMotion>),
 }
 
 impl Sequence {

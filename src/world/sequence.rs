@@ -9,7 +9,7 @@
 use super::visit::binds_at;
 use super::{BoundEntry, MotionWorld};
 use crate::core::handle::MotionHandle;
-use crate::core::row::FLAG_CHILD;
+use crate::core::row::{MotionRow, FLAG_CHILD};
 use crate::error::SequenceChildError;
 use crate::eval::clock::eased_with;
 use crate::eval::{progress, Progress};
@@ -69,11 +69,8 @@ impl MotionWorld {
         if meta.birth_update != self.updates || meta.touched {
             return Err(SequenceChildError::AlreadyStarted);
         }
-        if row.loops < 0 {
-            return Err(SequenceChildError::InfiniteLoops);
-        }
-        if row.speed != 1.0 {
-            return Err(SequenceChildError::PlaybackSpeed);
+        if let Some(reason) = child_row_error(row) {
+            return Err(reason);
         }
         if self.sequence_height(slot) >= MAX_SEQUENCE_DEPTH {
             return Err(SequenceChildError::TooDeep);
@@ -324,6 +321,18 @@ impl MotionWorld {
     }
 }
 
+/// Why a motion of these settings cannot be a sequence's child, if it cannot: infinite
+/// loops or a playback speed other than 1.
+pub(crate) fn child_row_error(row: &MotionRow) -> Option<SequenceChildError> {
+    if row.loops < 0 {
+        Some(SequenceChildError::InfiniteLoops)
+    } else if row.speed != 1.0 {
+        Some(SequenceChildError::PlaybackSpeed)
+    } else {
+        None
+    }
+}
+
 /// Sequences nest at most this deep (a child of a child of … a sequence): the GPU pass
 /// walks a child's ancestors in a fixed-size array.
 pub const MAX_SEQUENCE_DEPTH: usize = 8;
@@ -333,6 +342,4 @@ pub const MAX_SEQUENCE_DEPTH: usize = 8;
 pub(crate) struct Placed {
     pub handle: MotionHandle,
     pub position: f32,
-    /// Position plus the child's total duration.
-    pub end: f64,
 }

@@ -20,10 +20,14 @@ mod host_targets;
 #[cfg(feature = "log")]
 mod logging;
 mod parametric_eases;
+mod presets;
 mod punch_shake;
 mod reentrancy;
 mod regressions;
+mod sequence_templates;
 mod sequences;
+#[cfg(feature = "serde")]
+mod serde_data;
 mod swarm;
 mod text_motions;
 mod value_types;

@@ -29,6 +29,8 @@ use bytemuck::{Pod, Zeroable};
 use crate::error::BuildError;
 
 mod pool;
+#[cfg(feature = "serde")]
+mod serde_io;
 pub(crate) use pool::CurvePool;
 
 /// The ease id of an animation curve in a row's ease bits (the standard eases use 0..31,
@@ -47,6 +49,7 @@ pub const MAX_CURVE_KEYS: usize = 1 << 24;
 /// Which sides of a key use their explicit weight (Unity's `WeightedMode`). A side that is
 /// not weighted uses the default weight 1/3, which makes the segment exactly cubic Hermite.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WeightedMode {
     /// Neither side is weighted.
     #[default]
@@ -71,6 +74,7 @@ impl WeightedMode {
 
 /// What a curve does outside its keys' time range.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum WrapMode {
     /// Holds the first (before) or last (after) key's value.
     #[default]
@@ -98,22 +102,34 @@ impl WrapMode {
 /// Hermite). A non-finite tangent (Unity's "constant" tangent) makes the segment a step that
 /// holds the left key's value.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Keyframe {
     /// Time of the key (finite); for an ease, progress in `[0, 1]`.
     pub time: f32,
     /// Value at the key (finite); for an ease, eased progress.
     pub value: f32,
     /// Slope arriving at the key (value per unit time).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "serde_io::tangent")
+    )]
     pub in_tangent: f32,
     /// Slope leaving the key.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, deserialize_with = "serde_io::tangent")
+    )]
     pub out_tangent: f32,
     /// Weight of the incoming side, a fraction of the previous segment's duration in
     /// `[0, 1]`; used when `weighted` includes [`WeightedMode::In`].
+    #[cfg_attr(feature = "serde", serde(default = "serde_io::third"))]
     pub in_weight: f32,
     /// Weight of the outgoing side, in `[0, 1]`; used when `weighted` includes
     /// [`WeightedMode::Out`].
+    #[cfg_attr(feature = "serde", serde(default = "serde_io::third"))]
     pub out_weight: f32,
     /// Which weights are used.
+    #[cfg_attr(feature = "serde", serde(default))]
     pub weighted: WeightedMode,
 }
 
@@ -159,8 +175,15 @@ impl Keyframe {
 /// [`Motion::ease_curve`](crate::Motion::ease_curve); evaluate it directly with
 /// [`evaluate`](Self::evaluate).
 ///
-/// Cheap to clone (the keys are shared), so one curve can ease many motions.
+/// Cheap to clone (the keys are shared), so one curve can ease many motions. With the
+/// `serde` feature it reads and writes as its keys and wrap modes, and reading checks the
+/// keys as [`new`](Self::new) does.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "serde_io::CurveData", into = "serde_io::CurveData")
+)]
 pub struct AnimationCurve {
     keys: Arc<[Keyframe]>,
     gpu: Arc<[GpuKey]>,

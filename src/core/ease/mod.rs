@@ -58,6 +58,7 @@ macro_rules! define_ease {
         /// The discriminants are stable and stored in the motion rows (and so in GPU buffers):
         /// never reorder them. Keep in sync with `shaders/easing.wgsl`.
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
         #[repr(u8)]
         #[allow(missing_docs)] // the names are the documentation (easings.net)
         pub enum Ease {

@@ -3,6 +3,7 @@
 
 /// Which half of a curve an ease plays: the In curve, its mirror (Out), or both (InOut).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum EaseMode {
     /// The In curve: `In(x)`.
     #[default]
@@ -18,6 +19,7 @@ pub enum EaseMode {
 /// The parameters live in the motion's 16-byte parameter lanes (copied to the GPU with
 /// its other lanes), so they cost nothing to motions that do not use them.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum ParametricEase {
     /// Back with overshoot `c` (the standard eases use 1.70158): `In(x) = (c + 1)x³ − c·x²`.
     /// InOut uses `c · 1.525`, as easings.net does, so `overshoot: 1.70158` reproduces

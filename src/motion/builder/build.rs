@@ -66,9 +66,9 @@ impl<T: Animatable> Motion<T> {
             bind,
             callbacks: has_callbacks.then(|| {
                 Box::new(Callbacks {
-                    complete: self.on_complete,
-                    cancel: self.on_cancel,
-                    loop_complete: self.on_loop_complete,
+                    complete: self.on_complete.map(super::shared::event),
+                    cancel: self.on_cancel.map(super::shared::event),
+                    loop_complete: self.on_loop_complete.map(super::shared::on_loop),
                     completion: None,
                 })
             }),

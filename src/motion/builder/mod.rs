@@ -2,8 +2,14 @@
 //! Validation and building are in `build.rs`.
 
 mod build;
+mod preset;
+mod shared;
+mod state;
 
 pub(super) use build::wrap_bind;
+pub use preset::MotionSettings;
+pub(crate) use shared::SharedBind;
+use shared::{share, Shared};
 
 use crate::core::curve::AnimationCurve;
 use crate::core::ease::{Ease, ParametricEase};
@@ -20,6 +26,11 @@ use glam::Quat;
 /// A motion being configured. Nothing touches a world until a terminal (`bind`, `run`, or
 /// their `_deferred` forms) validates the settings.
 ///
+/// A configured motion is a preset: clone it and run each clone (LitMotion's
+/// `MotionSettings`, PrimeTween's `TweenSettings`). Clones share their callbacks: every
+/// clone that runs calls the same `on_complete` closure. [`MotionSettings`] is the same
+/// settings without the values, for data files and for applying to other values.
+///
 /// ```
 /// use wgpu_tween::{Ease, LoopType, Motion, MotionWorld};
 ///
@@ -34,6 +45,7 @@ use glam::Quat;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use = "a motion does nothing until `bind` or `run` adds it to a world"]
+#[derive(Clone)]
 pub struct Motion<T: Animatable> {
     from: T,
     to: T,
@@ -52,9 +64,9 @@ pub struct Motion<T: Animatable> {
     cancel_on_error: bool,
     preserve: bool,
     debug_name: &'static str,
-    on_complete: Option<EventFn>,
-    on_cancel: Option<EventFn>,
-    on_loop_complete: Option<LoopFn>,
+    on_complete: Option<Shared<EventFn>>,
+    on_cancel: Option<Shared<EventFn>>,
+    on_loop_complete: Option<Shared<LoopFn>>,
     target: Option<Target>,
     adapter: Interpolation,
     rounding: RoundingMode,
@@ -216,19 +228,19 @@ impl<T: Animatable> Motion<T> {
 
     /// Called once when the motion completes (naturally or by `complete`).
     pub fn on_complete(mut self, f: impl FnMut() + Send + 'static) -> Self {
-        self.on_complete = Some(Box::new(f));
+        self.on_complete = Some(share(Box::new(f)));
         self
     }
 
     /// Called once when the motion is cancelled.
     pub fn on_cancel(mut self, f: impl FnMut() + Send + 'static) -> Self {
-        self.on_cancel = Some(Box::new(f));
+        self.on_cancel = Some(share(Box::new(f)));
         self
     }
 
     /// Called in each update in which the completed-loop count rose, with the new count.
     pub fn on_loop_complete(mut self, f: impl FnMut(u32) + Send + 'static) -> Self {
-        self.on_loop_complete = Some(Box::new(f));
+        self.on_loop_complete = Some(share(Box::new(f)));
         self
     }
 
