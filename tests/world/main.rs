@@ -22,6 +22,7 @@ mod logging;
 mod parametric_eases;
 mod punch_shake;
 mod reentrancy;
+mod relative;
 mod sequences;
 mod swarm;
 mod text_motions;
