@@ -25,6 +25,8 @@
 //! | GPU target buffer the device refuses to bind (another device's, destroyed) | `add_gpu_target`: [`TargetError::Rejected`] |
 //! | sequence child that is stale, already updated, infinite, in a sequence, at speed ≠ 1, or nested over 8 deep | [`BuildError::InvalidSequenceChild`] ([`SequenceChildError`]) |
 //! | negative or non-finite sequence position or interval | [`BuildError::InvalidSequenceTime`] |
+//! | `Motion::to` / `by` without a host target to read the current value from | [`BuildError::NoCurrentValue`] |
+//! | `at_speed` with a speed that is not finite and positive | [`BuildError::InvalidSpeed`] |
 //! | NaN, infinite or negative update delta | [`UpdateError::InvalidDelta`] |
 //! | world time past [`MAX_TIME`](crate::MAX_TIME) (the running sum, not only one delta) | [`UpdateError::WorldTimeOverflow`] |
 //! | NaN or infinite `set_time` / `set_playback_speed` | [`MotionError::InvalidArgument`] |
@@ -143,11 +145,22 @@ pub enum BuildError {
         error: Box<BuildError>,
     },
     /// A batch's base motion has what its motions cannot share: `"callbacks"` (give each
-    /// motion its bind with [`Motion::bind_batch`](crate::Motion::bind_batch)) or
+    /// motion its bind with [`Motion::bind_batch`](crate::Motion::bind_batch)),
     /// `"a target"` (give each motion its own with
-    /// [`BatchItem::target`](crate::BatchItem::target)).
+    /// [`BatchItem::target`](crate::BatchItem::target)), or a start from the current value
+    /// or a speed ([`Motion::to`](crate::Motion::to), [`Motion::at_speed`](crate::Motion::at_speed)).
     #[error("a batch's base motion cannot have {0}")]
     NotBatchable(&'static str),
+    /// A motion from the current value ([`Motion::to`](crate::Motion::to),
+    /// [`Motion::by`](crate::Motion::by)) has none: no host target (a GPU buffer is not
+    /// read back), or it was built from a callback (`run_deferred`, which cannot read the
+    /// world).
+    #[error("the motion starts from the current value, but has no host target to read it from")]
+    NoCurrentValue,
+    /// [`Motion::at_speed`](crate::Motion::at_speed) with a speed that is not finite and
+    /// positive.
+    #[error("speed must be finite and > 0, got {0}")]
+    InvalidSpeed(f32),
     /// A sequence position or interval is negative, NaN or infinite.
     #[error("sequence {what} must be finite and >= 0, got {value}")]
     InvalidSequenceTime {
@@ -271,7 +284,8 @@ pub enum TargetError {
     OutOfBounds {
         /// One past the last f32 index the motion would write.
         end: u64,
-        /// f32s in the buffer (within the device's storage binding limit).
+        /// f32s in the buffer (within the device's storage binding limit; units of its
+        /// [`TargetFormat`](crate::TargetFormat)).
         len: u64,
     },
     /// The buffer lacks `BufferUsages::STORAGE`.

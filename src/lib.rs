@@ -94,7 +94,7 @@ pub use motion::builder::{Motion, MotionSettings};
 pub use motion::data::{MotionData, SequenceData, SequenceStep};
 pub use motion::sequence::{Sequence, SequenceChild, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};
-pub use table::targets::{Target, TargetId};
+pub use table::targets::{Target, TargetFormat, TargetId};
 /// `#[derive(Animatable)]` (feature `derive`): a struct of lerped fields (`f32`, glam vectors,
 /// [`Color`], [`Angle`], ...) animates as their lanes side by side, at most four in all.
 #[cfg(feature = "derive")]

@@ -28,7 +28,8 @@ pub(crate) const GPU_BIT: u32 = 1 << 31;
 
 impl TargetId {
     /// Where a motion writes into this target: lanes `0..n` of its value go to f32 indices
-    /// `index · stride + offset + lane` (all in f32 units, not bytes).
+    /// `index · stride + offset + lane` (all in f32 units, not bytes; in the
+    /// [`TargetFormat`]'s units for a GPU target registered with one).
     ///
     /// ```
     /// use wgpu_tween::{Motion, MotionWorld};
@@ -66,6 +67,39 @@ impl TargetId {
     }
 }
 
+/// How a GPU target stores each lane ([`MotionWorld::add_gpu_target_with`]). A target's
+/// indices, strides and offsets ([`TargetId::at`]) count its format's units: f32s, bytes
+/// or halves. Lane `k` of a motion goes to unit `index · stride + offset + k`.
+///
+/// [`MotionWorld::add_gpu_target_with`]: crate::MotionWorld::add_gpu_target_with
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TargetFormat {
+    /// One f32 per lane (the default).
+    #[default]
+    F32,
+    /// One byte per lane, `round(255 · clamp(x, 0, 1))` (WGSL `pack4x8unorm`): a color
+    /// (`Vec4`, [`Color`](crate::Color)) at a byte offset that is a multiple of 4 fills one
+    /// u32 as wgpu's `VertexFormat::Unorm8x4` reads it (r in the lowest byte). Fewer lanes
+    /// write only their own bytes (a `Vec3` leaves the alpha byte alone).
+    Unorm8,
+    /// One IEEE half per lane (WGSL `pack2x16float`; wgpu's `Float16x2`, `Float16x4`),
+    /// values clamped to ±65504 (the largest finite half). A lane writes only its own 16
+    /// bits.
+    Float16,
+}
+
+impl TargetFormat {
+    /// Bytes per unit (per lane).
+    #[must_use]
+    pub const fn unit_bytes(self) -> u64 {
+        match self {
+            Self::F32 => 4,
+            Self::Unorm8 => 1,
+            Self::Float16 => 2,
+        }
+    }
+}
+
 /// Where one motion writes its value: lanes `0..n` go to f32 indices
 /// `index · stride + offset + lane` of the registered target `id`. Made by
 /// [`TargetId::at`]; passed to [`Motion::target`](crate::Motion::target).
@@ -82,9 +116,9 @@ pub struct Target {
     pub id: TargetId,
     /// Element index.
     pub index: u32,
-    /// Element stride, in f32s.
+    /// Element stride, in f32s (or the target format's units).
     pub stride: u32,
-    /// Offset of the field within an element, in f32s.
+    /// Offset of the field within an element, in f32s (or the target format's units).
     pub offset: u32,
 }
 

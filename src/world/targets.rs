@@ -3,7 +3,9 @@
 
 use super::{MotionWorld, Progress};
 use crate::error::TargetError;
-use crate::table::targets::{Target, TargetEntry, TargetId, TargetLists, TargetRef, GPU_BIT};
+use crate::table::targets::{
+    Target, TargetEntry, TargetFormat, TargetId, TargetLists, TargetRef, GPU_BIT,
+};
 
 impl MotionWorld {
     /// Registers a host array of `len` f32s (zeros) that motions write their values into
@@ -86,6 +88,39 @@ impl MotionWorld {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn add_gpu_target(&mut self, buffer: &wgpu::Buffer) -> Result<TargetId, TargetError> {
+        self.add_gpu_target_with(buffer, TargetFormat::F32)
+    }
+
+    /// [`add_gpu_target`](Self::add_gpu_target) for a buffer that stores lanes in `format`:
+    /// bytes ([`TargetFormat::Unorm8`], colors as wgpu's `Unorm8x4`) or halves
+    /// ([`TargetFormat::Float16`]). The indices, strides and offsets of its
+    /// [`Target`]s ([`TargetId::at`]) count those units; each lane writes only its own
+    /// unit (the other bytes of a word keep what is there). Host arrays are f32s only.
+    ///
+    /// ```no_run
+    /// use wgpu_tween::gpu::GpuContext;
+    /// use wgpu_tween::{Color, Motion, MotionWorld, TargetFormat};
+    ///
+    /// let ctx = GpuContext::new()?;
+    /// // Instances of 16 bytes: a color as Unorm8x4 at byte 12.
+    /// let instances = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+    ///     label: Some("instances"),
+    ///     size: 1000 * 16,
+    ///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::VERTEX,
+    ///     mapped_at_creation: false,
+    /// });
+    /// let mut world = MotionWorld::with_gpu(ctx)?;
+    /// let colors = world.add_gpu_target_with(&instances, TargetFormat::Unorm8)?;
+    /// let (from, to) = (Color::new(1.0, 0.0, 0.0, 1.0), Color::new(0.0, 0.0, 1.0, 1.0));
+    /// Motion::new(from, to, 1.0).bind_to_buffer(&mut world, colors.at(7, 16, 12))?;
+    /// world.update(0.5)?; // instance 7's color: bytes [128, 0, 128, 255]
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn add_gpu_target_with(
+        &mut self,
+        buffer: &wgpu::Buffer,
+        format: TargetFormat,
+    ) -> Result<TargetId, TargetError> {
         let gpu = self.gpu.as_deref().ok_or(TargetError::NoGpu)?;
         if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
             return Err(TargetError::NotStorage);
@@ -94,7 +129,7 @@ impl MotionWorld {
         let size = gpu.target_binding_size(buffer);
         Ok(TargetId {
             world: self.id,
-            index: self.targets.register(buffer, size) | GPU_BIT,
+            index: self.targets.register(buffer, size, format) | GPU_BIT,
         })
     }
 
@@ -147,11 +182,30 @@ impl MotionWorld {
             return Err(TargetError::Unknown);
         }
         let len = if id.is_gpu() {
-            self.targets.binding_size(id.slot()).map(|bytes| bytes / 4)
+            self.targets.units(id.slot())
         } else {
             self.host_targets.get(id.slot()).map(|a| a.len() as u64)
         };
         target.check(lanes, len.ok_or(TargetError::Unknown)?)
+    }
+
+    /// The current value of a motion's `target` (`lanes` of it) for a start from the
+    /// current value: what its host array holds; `None` for a GPU buffer (not read back).
+    pub(crate) fn current_value(
+        &self,
+        target: &Target,
+        lanes: usize,
+    ) -> Result<Option<[f32; 4]>, TargetError> {
+        let first = self.check_target(target, lanes)? as usize;
+        if target.id.is_gpu() {
+            return Ok(None);
+        }
+        let array = self.host_targets.get(target.id.slot()).unwrap_or_default();
+        let mut value = [0.0; 4];
+        for (v, &x) in value.iter_mut().zip(array.iter().skip(first).take(lanes)) {
+            *v = x;
+        }
+        Ok(Some(value))
     }
 
     /// Links the new motion in `slot` (at `row`) to `target`. A target this world cannot

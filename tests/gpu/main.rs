@@ -16,4 +16,5 @@ mod loop_boundaries;
 mod pages;
 mod parity;
 mod stats;
+mod target_formats;
 mod targets;

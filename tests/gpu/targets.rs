@@ -22,7 +22,7 @@ use wgpu_tween::{
 /// What unwritten f32s hold.
 const SENTINEL: f32 = -7777.0;
 
-fn storage_buffer(ctx: &GpuContext, floats: usize) -> wgpu::Buffer {
+pub(crate) fn storage_buffer(ctx: &GpuContext, floats: usize) -> wgpu::Buffer {
     let buffer = ctx.device().create_buffer(&wgpu::BufferDescriptor {
         label: Some("user instances"),
         size: floats as u64 * 4,

@@ -25,6 +25,7 @@ mod punch_shake;
 mod reentrancy;
 mod regressions;
 mod sequence_templates;
+mod relative;
 mod sequences;
 #[cfg(feature = "serde")]
 mod serde_data;

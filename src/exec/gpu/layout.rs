@@ -124,8 +124,20 @@ pub struct ScatterParams {
     /// From the evaluate outputs: one past the page's last row (entries of rows outside
     /// `row_base..row_end` are another dispatch's).
     pub row_end: u32,
-    /// Padding.
-    pub _pad: u32,
+    /// The packed entry point's format: 1 unorm8, 2 float16 (see [`format_code`]).
+    pub format: u32,
+}
+
+/// [`ScatterParams::format`] of a target format (0 for f32, which the f32 entry point
+/// writes).
+#[must_use]
+pub const fn format_code(format: crate::table::targets::TargetFormat) -> u32 {
+    use crate::table::targets::TargetFormat;
+    match format {
+        TargetFormat::F32 => 0,
+        TargetFormat::Unorm8 => 1,
+        TargetFormat::Float16 => 2,
+    }
 }
 
 /// `TargetEntry` in `shaders/scatter.wgsl` (shared with the host targets).

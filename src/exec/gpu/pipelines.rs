@@ -1,8 +1,11 @@
 //! Compute pipelines and their explicit bind group layouts, all built when a context's
 //! executor is first made (none is compiled mid-run).
 
+use crate::table::targets::TargetFormat;
+
 use super::shaders::{
     ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, PROBE_MODULE, SCATTER_MODULE,
+    SCATTER_PACKED_MODULE,
 };
 
 pub(crate) struct Pipelines {
@@ -15,6 +18,8 @@ pub(crate) struct Pipelines {
     pub gather: wgpu::ComputePipeline,
     pub gather_layout: wgpu::BindGroupLayout,
     pub scatter: wgpu::ComputePipeline,
+    /// The scatter into unorm8 and float16 targets (same layout).
+    pub scatter_packed: wgpu::ComputePipeline,
     pub scatter_layout: wgpu::BindGroupLayout,
     /// One read-write storage binding: checks that a target buffer can be bound as the
     /// scatter pass binds it (usage, device, size) before any motion relies on it.
@@ -120,12 +125,21 @@ impl Pipelines {
             apply: pipeline(device, &APPLY_MODULE, &apply_layout),
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
             scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),
+            scatter_packed: pipeline(device, &SCATTER_PACKED_MODULE, &scatter_layout),
             evaluate_layout,
             apply_layout,
             gather_layout,
             scatter_layout,
             target_probe: pipeline(device, &PROBE_MODULE, &probe_layout),
             target_probe_layout: probe_layout,
+        }
+    }
+
+    /// The scatter entry point that writes a target of `format`.
+    pub fn scatter_for(&self, format: TargetFormat) -> &wgpu::ComputePipeline {
+        match format {
+            TargetFormat::F32 => &self.scatter,
+            _ => &self.scatter_packed,
         }
     }
 }

@@ -19,8 +19,12 @@ pub const APPLY: &str = include_str!("../../../shaders/apply.wgsl");
 pub const GATHER: &str = include_str!("../../../shaders/gather.wgsl");
 /// The probe of a target buffer.
 pub const PROBE: &str = include_str!("../../../shaders/probe.wgsl");
-/// The GPU-target scatter pass.
+/// The GPU-target scatter pass: its params, entries and values.
 pub const SCATTER: &str = include_str!("../../../shaders/scatter.wgsl");
+/// The scatter's entry point for f32 targets.
+pub const SCATTER_F32: &str = include_str!("../../../shaders/scatter_f32.wgsl");
+/// The scatter's entry point for packed targets (unorm8, float16).
+pub const SCATTER_PACKED: &str = include_str!("../../../shaders/scatter_packed.wgsl");
 
 /// A composed shader module: its label, entry point and source parts.
 #[derive(Clone, Copy, Debug)]
@@ -62,11 +66,18 @@ pub const GATHER_MODULE: ShaderModule = ShaderModule {
     parts: &[GATHER],
 };
 
-/// The scatter pass (values into user buffers).
+/// The scatter pass (values into user buffers of f32s).
 pub const SCATTER_MODULE: ShaderModule = ShaderModule {
     label: "wgpu-tween scatter",
     entry_point: "scatter",
-    parts: &[SCATTER],
+    parts: &[SCATTER, SCATTER_F32],
+};
+
+/// The scatter pass into packed user buffers.
+pub const SCATTER_PACKED_MODULE: ShaderModule = ShaderModule {
+    label: "wgpu-tween scatter packed",
+    entry_point: "scatter_packed",
+    parts: &[SCATTER, SCATTER_PACKED],
 };
 
 /// The probe of a target buffer after a failed update (`Targets::unusable_groups`).
@@ -78,11 +89,12 @@ pub const PROBE_MODULE: ShaderModule = ShaderModule {
 
 /// Every module the executor builds.
 #[cfg(test)]
-pub const ALL_MODULES: [ShaderModule; 5] = [
+pub const ALL_MODULES: [ShaderModule; 6] = [
     EVALUATE_MODULE,
     APPLY_MODULE,
     GATHER_MODULE,
     SCATTER_MODULE,
+    SCATTER_PACKED_MODULE,
     PROBE_MODULE,
 ];
 
@@ -212,7 +224,7 @@ mod tests {
             &scatter,
             "ScatterParams",
             ScatterParams,
-            [count, src_stride, groups_x, by_entry, src_offset, row_base, row_end, _pad]
+            [count, src_stride, groups_x, by_entry, src_offset, row_base, row_end, format]
         );
         assert_layout!(&scatter, "TargetEntry", TargetEntry, [row, dst]);
         assert_layout!(

@@ -251,14 +251,16 @@ impl<T: Animatable> Motion<T> {
         self.rounding
     }
 
-    /// Whether the motion has callbacks or a target, which the motions of a batch cannot
-    /// share (`"callbacks"` or `"a target"`).
+    /// Whether the motion has callbacks, a target or an open start or duration, which the
+    /// motions of a batch cannot share (`"callbacks"`, `"a target"`, ...).
     pub(in crate::motion) fn unshareable(&self) -> Option<&'static str> {
         if self.on_complete.is_some() || self.on_cancel.is_some() || self.on_loop_complete.is_some()
         {
             Some("callbacks")
         } else if self.target.is_some() {
             Some("a target")
+        } else if self.relative.is_set() {
+            Some("a start from the current value or a speed")
         } else {
             None
         }

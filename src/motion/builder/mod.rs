@@ -5,6 +5,7 @@ mod build;
 mod preset;
 mod shared;
 mod state;
+mod relative;
 
 pub(super) use build::wrap_bind;
 pub use preset::MotionSettings;
@@ -73,6 +74,7 @@ pub struct Motion<T: Animatable> {
     frequency: f32,
     damping_ratio: f32,
     seed: Option<u32>,
+    relative: relative::Relative,
 }
 
 impl<T: Animatable> Motion<T> {
@@ -109,6 +111,7 @@ impl<T: Animatable> Motion<T> {
             frequency: 10.0,
             damping_ratio: 1.0,
             seed: None,
+            relative: relative::Relative::default(),
         }
     }
 
@@ -287,10 +290,11 @@ impl<T: Animatable> Motion<T> {
     /// Adds the motion to `world`, calling `bind` with its value in every update that
     /// produces one (docs/semantics.md §6).
     pub fn bind(
-        self,
+        mut self,
         world: &mut MotionWorld,
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
+        self.resolve(Some(world))?;
         let built = {
             let rounding = self.rounding;
             self.build(Some(wrap_bind(bind, rounding)))
@@ -303,7 +307,8 @@ impl<T: Animatable> Motion<T> {
 
     /// Adds the motion to `world` without a bind (read it with
     /// [`MotionWorld::value`], or through a [`target`](Self::target)).
-    pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
+    pub fn run(mut self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
+        self.resolve(Some(world))?;
         let built = self.build(None)?;
         if let Some(target) = &built.target {
             world.check_target(target, T::LANES)?;
@@ -314,10 +319,11 @@ impl<T: Animatable> Motion<T> {
     /// Like [`bind`](Self::bind), from inside a callback: validated now, added when the
     /// commands are applied. The handle is valid from then on.
     pub fn bind_deferred(
-        self,
+        mut self,
         commands: &MotionCommands,
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
+        self.resolve(None)?;
         let built = {
             let rounding = self.rounding;
             self.build(Some(wrap_bind(bind, rounding)))
@@ -326,7 +332,8 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Like [`run`](Self::run), from inside a callback.
-    pub fn run_deferred(self, commands: &MotionCommands) -> Result<MotionHandle, BuildError> {
+    pub fn run_deferred(mut self, commands: &MotionCommands) -> Result<MotionHandle, BuildError> {
+        self.resolve(None)?;
         let built = self.build(None)?;
         Ok(commands.spawn(built))
     }

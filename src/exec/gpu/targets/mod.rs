@@ -28,7 +28,7 @@ use super::pipelines::Pipelines;
 use super::stats::GpuUpdateStats;
 use super::table::Page;
 use crate::table::rows::Rows;
-use crate::table::targets::{TargetEntry, TargetList, TargetLists, TargetRef};
+use crate::table::targets::{TargetEntry, TargetFormat, TargetList, TargetLists, TargetRef};
 
 pub(crate) use scatter::{binding_size, probe};
 
@@ -37,6 +37,8 @@ struct Group {
     buffer: wgpu::Buffer,
     /// Bytes of `buffer` bound (a multiple of 4, within the device's binding limit).
     binding_size: u64,
+    /// How its lanes are stored (which scatter entry point writes it).
+    format: TargetFormat,
     /// Its motions (`max_lanes`: the upload path's lane sections).
     list: TargetList,
     /// The GPU copy of the entries and its capacity in entries.
@@ -168,12 +170,18 @@ impl Targets {
         bad
     }
 
-    /// Registers `buffer` (checked for this device, `binding_size` bytes bound); returns
-    /// its group.
-    pub fn register(&mut self, buffer: &wgpu::Buffer, binding_size: u64) -> u32 {
+    /// Registers `buffer` (checked for this device, `binding_size` bytes bound) written in
+    /// `format`; returns its group.
+    pub fn register(
+        &mut self,
+        buffer: &wgpu::Buffer,
+        binding_size: u64,
+        format: TargetFormat,
+    ) -> u32 {
         self.groups.push(Some(Group {
             buffer: buffer.clone(),
             binding_size,
+            format,
             list: TargetList::default(),
             gpu: None,
             bind_groups: None,
@@ -181,9 +189,10 @@ impl Targets {
         self.groups.len() as u32 - 1
     }
 
-    /// Bytes of group `g`'s buffer bound, if `g` is registered.
-    pub fn binding_size(&self, g: u32) -> Option<u64> {
-        Some(self.groups.get(g as usize)?.as_ref()?.binding_size)
+    /// Units of group `g`'s format its bound bytes hold, if `g` is registered.
+    pub fn units(&self, g: u32) -> Option<u64> {
+        let group = self.groups.get(g as usize)?.as_ref()?;
+        Some(group.binding_size / group.format.unit_bytes())
     }
 
     /// Removes group `g` and its targets (its queued final values too); returns the slots

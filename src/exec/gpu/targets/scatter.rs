@@ -4,12 +4,13 @@
 
 use super::super::buffers::{align, create, put, range, Limits, ALIGN};
 use super::super::context::GpuContext;
-use super::super::layout::{fold_dispatch, ScatterParams, TargetEntry};
+use super::super::layout::{fold_dispatch, format_code, ScatterParams, TargetEntry};
 use super::super::pipelines::Pipelines;
 use super::super::stats::GpuUpdateStats;
 use super::{BindKey, Group, Source, Targets};
 use crate::error::GpuError;
 use crate::error::TargetError;
+use crate::table::targets::TargetFormat;
 
 /// Uniform offsets must be multiples of this (WebGPU's maximum of the alignment limit).
 const PARAMS_STRIDE: u64 = 256;
@@ -134,7 +135,7 @@ impl Targets {
                     src_offset: offset,
                     row_base,
                     row_end,
-                    ..ScatterParams::default()
+                    format: format_code(g.format),
                 };
                 let at = (index * source_count + s) * PARAMS_STRIDE as usize;
                 self.bytes[at..at + size_of::<ScatterParams>()]
@@ -193,11 +194,11 @@ impl Targets {
             label: super::super::transient_label("wgpu-tween scatter"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&pipelines.scatter);
         for (index, g) in self.groups.iter().enumerate() {
             let Some(Group {
                 list,
                 bind_groups: Some((_, groups)),
+                format,
                 ..
             }) = g
             else {
@@ -206,6 +207,7 @@ impl Targets {
             if list.entries.is_empty() {
                 continue; // a registered buffer no motion writes now
             }
+            pass.set_pipeline(pipelines.scatter_for(*format));
             let (x, y) = fold_dispatch(list.entries.len() as u32, GROUP_SIZE, max_per_axis);
             for (s, group) in groups.iter().enumerate() {
                 let slot = (index * groups.len() + s) as u64;
@@ -267,12 +269,17 @@ impl Targets {
         for (r, &(g, a, b)) in runs.iter().enumerate() {
             let finals = &self.finals[a..b];
             let count = finals.len() as u32;
+            let format = match self.groups.get(g as usize) {
+                Some(Some(group)) => group.format,
+                _ => TargetFormat::F32,
+            };
             let params = ScatterParams {
                 count,
                 src_stride: count,
                 groups_x: fold_dispatch(count, GROUP_SIZE, limits.max_per_axis).0,
                 by_entry: 1,
                 src_offset: (value_at / 4) as u32,
+                format: format_code(format),
                 ..ScatterParams::default()
             };
             put(&mut self.bytes, r as u64 * PARAMS_STRIDE, &params);
@@ -295,11 +302,11 @@ impl Targets {
             label: super::super::transient_label("wgpu-tween final values"),
             timestamp_writes: None,
         });
-        pass.set_pipeline(&pipelines.scatter);
         for (r, &(g, entries, bytes)) in placed.iter().enumerate() {
             let Some(Some(group)) = self.groups.get(g as usize) else {
                 continue;
             };
+            pass.set_pipeline(pipelines.scatter_for(group.format));
             let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
                 label: super::super::transient_label("wgpu-tween final values"),
                 layout: &pipelines.scatter_layout,
