@@ -52,7 +52,8 @@ impl<T: Animatable> Motion<T> {
         row.params = row_params;
         let has_callbacks = self.on_complete.is_some()
             || self.on_cancel.is_some()
-            || self.on_loop_complete.is_some();
+            || self.on_loop_complete.is_some()
+            || self.on_start.is_some();
         let options = self.options();
         // Built in place (no intermediate `BuiltMotion`: its moves cost a `run` ~20%).
         Ok(BuiltMotion {
@@ -66,6 +67,7 @@ impl<T: Animatable> Motion<T> {
             bind,
             callbacks: has_callbacks.then(|| {
                 Box::new(Callbacks {
+                    start: self.on_start,
                     complete: self.on_complete,
                     cancel: self.on_cancel,
                     loop_complete: self.on_loop_complete,
@@ -74,6 +76,7 @@ impl<T: Animatable> Motion<T> {
             }),
             curve: self.curve,
             target: self.target,
+            group: self.group,
         })
     }
 
@@ -173,6 +176,7 @@ impl<T: Animatable> Motion<T> {
             bind: None,
             callbacks: None,
             target: None,
+            group: self.group,
         })
     }
 
@@ -254,7 +258,10 @@ impl<T: Animatable> Motion<T> {
     /// Whether the motion has callbacks or a target, which the motions of a batch cannot
     /// share (`"callbacks"` or `"a target"`).
     pub(in crate::motion) fn unshareable(&self) -> Option<&'static str> {
-        if self.on_complete.is_some() || self.on_cancel.is_some() || self.on_loop_complete.is_some()
+        if self.on_complete.is_some()
+            || self.on_cancel.is_some()
+            || self.on_loop_complete.is_some()
+            || self.on_start.is_some()
         {
             Some("callbacks")
         } else if self.target.is_some() {
