@@ -15,6 +15,9 @@
 // output) by its index in the whole table, copied from each page's outputs; a sequence's
 // value is its children's clock. A placeholder on a table of one page.
 @group(0) @binding(6) var<storage, read> sequence_values: array<f32>;
+// The groups' clocks (entries 3.. of the clock table; src/exec/gpu/header.rs) as
+// (hi, mid, lo, 0), summing exactly to the f64 clocks.
+@group(0) @binding(7) var<storage, read> group_clocks: array<vec4<f32>>;
 
 // `frame.child_mode` (keep in sync with `CHILD_*` in src/gpu/layout.rs): a table of one page
 // walks a child's ancestors' rows; a paged table's main pass skips children, and its child
@@ -35,10 +38,13 @@ fn opaque(x: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) | opaque_zero);
 }
 
-// World time of a kind as (hi, mid, lo), summing exactly to the f64 world clock.
-fn world_time(kind: u32) -> vec3<f32> {
-    let k = min(kind, 2u);
-    return vec3<f32>(frame.world_hi[k], frame.world_mid[k], frame.world_lo[k]);
+// The world time of a clock (a time kind's or a group's) as (hi, mid, lo), summing exactly
+// to the f64 clock.
+fn world_time(clock: u32) -> vec3<f32> {
+    if clock < 3u {
+        return vec3<f32>(frame.world_hi[clock], frame.world_mid[clock], frame.world_lo[clock]);
+    }
+    return group_clocks[clock - 3u].xyz;
 }
 
 // Slerp (or nlerp) of unit quaternions a -> b (the builder put b on the shortest arc and
@@ -78,8 +84,8 @@ fn shake_noise(seed: u32, clock: u32, lane: u32) -> f32 {
 
 // The clock bits keying the shake noise (`noise_clock` in src/value.rs): (W_hi - base_hi) *
 // speed in f32, each step correctly rounded and kept from reassociation.
-fn noise_clock(row: MotionRow, kind: u32) -> u32 {
-    let elapsed = opaque(frame.world_hi[min(kind, 2u)] - row.base_hi);
+fn noise_clock(row: MotionRow, clock_id: u32) -> u32 {
+    let elapsed = opaque(world_time(clock_id).x - row.base_hi);
     let speed = row.speed;
     let t = opaque(elapsed * speed);
     return bitcast<u32>(select(t, row.base_hi, speed == 0.0));
@@ -105,7 +111,7 @@ fn child_clock(i: u32) -> vec2<f32> {
         r = bitcast<u32>(load_row(r).base_lo);
     }
     let root = load_row(r);
-    var clock = motion_clock(root, world_time((root.flags >> FLAG_TIME_KIND_SHIFT) & 3u));
+    var clock = motion_clock(root, world_time(root.flags >> FLAG_CLOCK_SHIFT));
     for (var d = depth; d > 0u; d--) {
         let parent = load_row(r);
         if (parent.flags & 0xe0u) != 0u {
@@ -129,7 +135,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     opaque_zero = frame.opaque_zero;
     let row = load_row(i);
-    let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3u;
+    let clock_id = row.flags >> FLAG_CLOCK_SHIFT;
     let child = (row.flags & FLAG_CHILD) != 0u;
     if (frame.child_mode == CHILD_SKIP && child)
         || (frame.child_mode == CHILD_FROM_VALUES && !child) {
@@ -143,7 +149,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
         // invocation (an earlier pass or round) and copied here.
         clock = two_sum(sequence_values[bitcast<u32>(row.base_lo)], -row.base_hi);
     } else {
-        clock = motion_clock(row, world_time(kind));
+        clock = motion_clock(row, world_time(clock_id));
     }
     // Parameter lanes only for the rows that have them (parametric ease id >= 32), so plain
     // rows read nothing more.
@@ -174,7 +180,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
         scale = select(scale, 0.0, p == 0.0 || p == 1.0);
         var noise = vec4<f32>(1.0);
         if adapter == ADAPTER_SHAKE {
-            let clock = noise_clock(row, kind);
+            let clock = noise_clock(row, clock_id);
             noise = vec4<f32>(
                 shake_noise(row.params, clock, 0u),
                 shake_noise(row.params, clock, 1u),

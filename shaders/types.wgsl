@@ -11,7 +11,8 @@ struct MotionRow {
     base_lo: f32,
     duration: f32,
     // ease 0..8, loop type 8..10, every-loop delay bit 10, time kind 11..13,
-    // lane count - 1 at 13..16, adapter 16..20, rounding 20..23, child of a sequence 23.
+    // lane count - 1 at 13..16, adapter 16..20, rounding 20..23, child of a sequence 23,
+    // clock 24..32 (0..3 the time kinds' in `Frame`, 3.. the groups' in `group_clocks`).
     flags: u32,
     speed: f32,
     delay: f32,
@@ -43,7 +44,7 @@ struct Frame {
 
 const FLAG_LOOP_TYPE_SHIFT: u32 = 8u;
 const FLAG_EVERY_LOOP_DELAY: u32 = 1024u;
-const FLAG_TIME_KIND_SHIFT: u32 = 11u;
+const FLAG_CLOCK_SHIFT: u32 = 24u;
 const FLAG_LANES_SHIFT: u32 = 13u;
 const FLAG_ADAPTER_SHIFT: u32 = 16u;
 // A sequence's child: base_hi holds its position, base_lo its parent's row index (bits).

@@ -20,6 +20,9 @@
 //! | values whose interpolation could pass `f32::MAX` (from, to, the ease's overshoot, Incremental loops) | [`BuildError::ValueOverflow`] |
 //! | target past the end of its array or buffer | [`BuildError::Target`]([`TargetError::OutOfBounds`]) |
 //! | target id of another world, or removed (or lost) | [`BuildError::Target`]([`TargetError::Unknown`]) |
+//! | group id of another world, or removed (in `Motion::group` or a `*_group` method) | [`BuildError::Group`] / [`GroupError::Unknown`] |
+//! | more than [`MAX_GROUPS`](crate::MAX_GROUPS) groups | [`GroupError::TooMany`] |
+//! | negative, NaN or infinite group speed | [`GroupError::InvalidSpeed`] |
 //! | GPU target buffer without `STORAGE` usage | `add_gpu_target`: [`TargetError::NotStorage`] |
 //! | GPU target on a world without a GPU context | `add_gpu_target`: [`TargetError::NoGpu`] |
 //! | GPU target buffer the device refuses to bind (another device's, destroyed) | `add_gpu_target`: [`TargetError::Rejected`] |
@@ -126,6 +129,10 @@ pub enum BuildError {
     /// A [`Target`](crate::Target) the world cannot fill: see [`TargetError`].
     #[error("target refused: {0}")]
     Target(#[from] TargetError),
+    /// The [`GroupId`](crate::GroupId) given to [`Motion::group`](crate::Motion::group)
+    /// names no group of this world.
+    #[error("group refused: {0}")]
+    Group(#[from] GroupError),
     /// A motion cannot join a [`Sequence`](crate::Sequence): see
     /// [`SequenceChildError`] for why.
     #[error("motion {handle:?} cannot be added to a sequence: {reason}")]
@@ -303,6 +310,24 @@ pub enum TargetError {
     /// buffer dropped since ([`GpuError::TargetsLost`], a new GPU context, device loss).
     #[error("no such target in this world")]
     Unknown,
+}
+
+/// Why a group operation failed ([`MotionWorld::add_group`](crate::MotionWorld::add_group)
+/// and the `*_group` methods).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GroupError {
+    /// The id names no group of this world: another world's, or removed.
+    #[error("no such group in this world: {0:?}")]
+    Unknown(crate::GroupId),
+    /// The world already has [`MAX_GROUPS`](crate::MAX_GROUPS) groups (each is an entry of
+    /// the frame's clock table).
+    #[error("a world holds at most {} groups", crate::MAX_GROUPS)]
+    TooMany,
+    /// A group speed that is negative, NaN or infinite (a group's clock never runs
+    /// backwards: its motions' completions are predicted in it).
+    #[error("group speed must be finite and >= 0, got {0}")]
+    InvalidSpeed(f64),
 }
 
 /// Why a GPU operation failed. The world keeps running on the CPU executor after any of them.

@@ -85,10 +85,10 @@ pub use crate::core::curve::{
 pub use crate::core::ease::{
     Ease, EaseMode, ParametricEase, UnknownEase, MAX_EASE_PARAMETER, MIN_ELASTIC_PERIOD,
 };
-pub use crate::core::handle::MotionHandle;
+pub use crate::core::handle::{GroupId, MotionHandle};
 pub use crate::core::settings::{DelayType, LoopType, MotionStatus, TimeKind};
 pub use crate::core::value::{Animatable, Color, Integer, Interpolation, RoundingMode, Vibrate};
-pub use error::{BuildError, MotionError, SequenceChildError, UpdateError};
+pub use error::{BuildError, GroupError, MotionError, SequenceChildError, UpdateError};
 pub use motion::batch::BatchItem;
 pub use motion::builder::{Motion, MotionSettings};
 pub use motion::data::{MotionData, SequenceData, SequenceStep};
@@ -102,7 +102,7 @@ pub use wgpu_tween_derive::Animatable;
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
-    TimeDeltas, WorldGpu, WorldGpuMut, MAX_TIME,
+    TimeDeltas, WorldGpu, WorldGpuMut, MAX_GROUPS, MAX_TIME,
 };
 
 /// The glam this crate animates (`Vec2`, `Vec3`, `Vec4`, `Quat`): use it to match versions.

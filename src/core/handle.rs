@@ -62,3 +62,16 @@ impl fmt::Debug for MotionHandle {
         }
     }
 }
+
+/// A group of motions with a clock of its own in a [`MotionWorld`](crate::MotionWorld)
+/// ([`add_group`](crate::MotionWorld::add_group)): pause, resume, speed, cancel and complete
+/// its motions together. Like a handle, plain `Copy` data; an id of a removed group names
+/// nothing ([`GroupError::Unknown`](crate::GroupError::Unknown)), even when its slot is
+/// reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GroupId {
+    pub(crate) world: u32,
+    /// The group's slot (its clock is entry `3 + index` of the clock table).
+    pub(crate) index: u8,
+    pub(crate) version: u32,
+}

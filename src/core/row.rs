@@ -58,6 +58,16 @@ pub(crate) const FLAG_ROUNDING_SHIFT: u32 = 20;
 /// (`T = v_parent − position`), so the fields that hold a clock base hold the link instead:
 /// `base_hi` is the position in the parent and `base_lo` the parent's row index (as bits).
 pub(crate) const FLAG_CHILD: u32 = 1 << 23;
+/// `flags` bits 24..32: the row's clock, an index into the frame's clock table
+/// ([`CLOCKS`] entries): its time kind (0..3) for a motion in no group, a group's clock
+/// (3..) otherwise. The executors read only this to find a row's world time, so pausing or
+/// re-timing a group changes one table entry, not its rows.
+pub(crate) const FLAG_CLOCK_SHIFT: u32 = 24;
+/// Entries of a frame's clock table: the three time kinds, then one per group slot.
+pub const CLOCKS: usize = 256;
+/// One frame's clocks, indexed by a row's [`clock_index`](MotionRow::clock_index): world
+/// time of each time kind, then each group's clock (docs/design.md, groups).
+pub type ClockTable = [f64; CLOCKS];
 
 impl MotionRow {
     /// The motion clock at world time `w` (of the motion's time kind):
@@ -127,6 +137,23 @@ impl MotionRow {
     #[must_use]
     pub fn time_kind(&self) -> TimeKind {
         TimeKind::from_bits((self.flags >> FLAG_TIME_KIND_SHIFT) & 3)
+    }
+
+    /// The index of the clock that drives the motion in a frame's [`ClockTable`]: its time
+    /// kind, or its group's clock.
+    #[inline(always)]
+    #[must_use]
+    pub fn clock_index(&self) -> usize {
+        (self.flags >> FLAG_CLOCK_SHIFT) as usize
+    }
+
+    /// Puts the row on clock `clock` (a group's), which runs in time kind `kind`.
+    #[inline]
+    pub(crate) fn set_clock(&mut self, clock: u8, kind: TimeKind) {
+        let mask = 0xff << FLAG_CLOCK_SHIFT | 3 << FLAG_TIME_KIND_SHIFT;
+        self.flags = self.flags & !mask
+            | u32::from(clock) << FLAG_CLOCK_SHIFT
+            | (kind as u32) << FLAG_TIME_KIND_SHIFT;
     }
 
     /// The ease id bits (standard eases 0..31, parametric ones from 32).
@@ -201,6 +228,7 @@ pub(crate) fn pack_flags(
     let mut flags = ease.to_bits() << FLAG_EASE_SHIFT
         | (loop_type as u32) << FLAG_LOOP_TYPE_SHIFT
         | (time_kind as u32) << FLAG_TIME_KIND_SHIFT
+        | (time_kind as u32) << FLAG_CLOCK_SHIFT
         | ((lanes as u32 - 1) & 3) << FLAG_LANES_SHIFT
         | (adapter & 0xf) << FLAG_ADAPTER_SHIFT;
     if delay_type == DelayType::EveryLoop {
@@ -233,6 +261,15 @@ mod tests {
         assert_eq!(row.delay_type(), DelayType::EveryLoop);
         assert_eq!(row.time_kind(), TimeKind::Realtime);
         assert_eq!(row.lane_count(), 3);
+        assert_eq!(row.clock_index(), 2);
+        let mut grouped = row;
+        grouped.set_clock(200, TimeKind::Unscaled);
+        assert_eq!(
+            (grouped.clock_index(), grouped.time_kind()),
+            (200, TimeKind::Unscaled)
+        );
+        let others = !(0xff << FLAG_CLOCK_SHIFT | 3 << FLAG_TIME_KIND_SHIFT);
+        assert_eq!(grouped.flags & others, row.flags & others);
     }
 
     #[test]

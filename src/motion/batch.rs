@@ -146,6 +146,9 @@ impl<T: Animatable> Motion<T> {
             return Err(BuildError::NotBatchable(what));
         }
         let base = self.build_base()?;
+        if let Some(g) = base.group {
+            world.group_clock(g)?;
+        }
         // Every motion is checked before any is added. (The reservation is a hint: a count
         // beyond memory fails as the items come, like any growing `Vec`.)
         let mut motions = Vec::with_capacity(count.min(1 << 20));

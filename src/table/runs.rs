@@ -27,16 +27,20 @@ use crate::core::row::{MotionRow, FLAG_CHILD};
 pub(crate) const REGROUP_SHARE: usize = 16;
 
 /// Distinct [`group_key`]s.
-const KEYS: usize = 1 << 12;
+const KEYS: usize = 1 << 14;
 
 /// The configuration group of a row within its shape class: its ease (ids below 64), loop
-/// type, delay type and time kind (the `flags` bits 0..13 that the executors' timing and
-/// easing read), and whether it is a sequence child (never cached).
+/// type, delay type and clock (the `flags` bits 0..11 and 24..32 that the executors' timing
+/// and easing read; the clock's low four bits, so that a kind's rows and each of the first
+/// groups' rows stay apart), and whether it is a sequence child (never cached).
 #[must_use]
 #[inline]
 pub(crate) fn group_key(row: &MotionRow) -> usize {
     let f = row.flags;
-    (f & 0x3f) as usize | (((f >> 8) & 0x1f) as usize) << 6 | usize::from(f & FLAG_CHILD != 0) << 11
+    (f & 0x3f) as usize
+        | (((f >> 8) & 0x7) as usize) << 6
+        | usize::from(f & FLAG_CHILD != 0) << 9
+        | ((row.clock_index() & 0xf) << 10)
 }
 
 /// Scratch space of [`Rows::regroup`], kept so that a regroup does not allocate once the

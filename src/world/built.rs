@@ -34,4 +34,6 @@ pub(crate) struct BuiltMotion {
     pub callbacks: Option<Box<Callbacks>>,
     /// Where the value is written besides its row, if anywhere (the world checks it).
     pub target: Option<Target>,
+    /// The group whose clock drives it, if any (the world checks it).
+    pub group: Option<crate::core::handle::GroupId>,
 }

@@ -15,6 +15,7 @@ pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
 /// per motion that has any, so a `run()` or `bind()` motion costs no allocation for them.
 #[derive(Default)]
 pub(crate) struct Callbacks {
+    pub start: Option<EventFn>,
     pub complete: Option<EventFn>,
     pub cancel: Option<EventFn>,
     pub loop_complete: Option<LoopFn>,
@@ -27,6 +28,8 @@ pub(crate) struct Callbacks {
 pub enum CallbackKind {
     /// The bind (value) callback.
     Bind,
+    /// `on_start`.
+    Start,
     /// `on_complete`.
     Complete,
     /// `on_cancel`.

@@ -1,5 +1,7 @@
-//! World clocks: one f64 accumulator per time kind, read on the grid of the rows' anchors.
+//! World clocks: one f64 accumulator per time kind, read on the grid of the rows' anchors,
+//! and the frame's clock table they head (the groups' clocks follow, `world/groups.rs`).
 
+use crate::core::row::{ClockTable, CLOCKS};
 use crate::error::UpdateError;
 
 /// The deltas of one world update, per [`TimeKind`](crate::TimeKind).
@@ -56,21 +58,47 @@ pub(crate) fn on_anchor_grid(x: f64) -> f64 {
     f64::from(hi) + f64::from((x - f64::from(hi)) as f32)
 }
 
-/// World time per kind, now and at the previous update (for transitions).
+/// The clock table now and at the previous update (for transitions): world time per kind
+/// (entries 0..3), then each group's clock.
 ///
 /// Deltas accumulate exactly in f64 (`sum`), and the world time the motions see (`now`) is
 /// that sum rounded to the anchor grid ([`on_anchor_grid`]). So a motion anchored at the
 /// world time `W` stores `W` exactly, and its clock at `W` is exactly the clock it was
 /// anchored with: 0 for a new motion, whatever `W` is (docs/semantics.md §1). The rounding is
 /// below 2^-48 of the world time (4e-12 s after an hour) and never accumulates.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct WorldClocks {
-    pub now: [f64; 3],
-    pub prev: [f64; 3],
+    pub now: ClockTable,
+    pub prev: ClockTable,
     sum: [f64; 3],
+    /// Entries in use: the kinds and every group slot ever made.
+    pub used: usize,
+}
+
+impl Default for WorldClocks {
+    fn default() -> Self {
+        Self {
+            now: [0.0; CLOCKS],
+            prev: [0.0; CLOCKS],
+            sum: [0.0; 3],
+            used: 3,
+        }
+    }
 }
 
 impl WorldClocks {
+    /// The entries in use: what the executors read.
+    #[inline]
+    pub fn table(&self) -> &[f64] {
+        &self.now[..self.used]
+    }
+
+    /// The next deltas' sum of kind `kind`, before rounding (to check groups against
+    /// [`MAX_TIME`]).
+    pub fn next_sum(&self, kind: usize, deltas: TimeDeltas) -> f64 {
+        self.sum[kind] + deltas.as_array()[kind]
+    }
+
     /// Refuses deltas that would take a world time past [`MAX_TIME`].
     pub fn check(&self, deltas: TimeDeltas) -> Result<(), UpdateError> {
         for ((kind, sum), delta) in ["scaled", "unscaled", "realtime"]
@@ -86,8 +114,10 @@ impl WorldClocks {
     }
 
     /// Advances by checked deltas (see [`check`](Self::check)).
+    /// The groups' clocks are the caller's to advance after.
     pub fn advance(&mut self, deltas: TimeDeltas) {
-        self.prev = self.now;
+        let used = self.used;
+        self.prev[..used].copy_from_slice(&self.now[..used]);
         for ((w, sum), d) in self
             .now
             .iter_mut()

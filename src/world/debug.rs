@@ -50,7 +50,7 @@ impl MotionWorld {
                 let row = &self.rows.rows[i];
                 let slot = self.rows.slot_of[i];
                 let meta = &self.meta[slot as usize];
-                let time = super::sequence::clock_at(&self.rows, i as u32, &self.clocks.now);
+                let time = super::sequence::clock_at(&self.rows, i as u32, self.clocks.table());
                 let p = progress(row, time);
                 let fresh = meta.birth_update == self.updates && !meta.touched;
                 let entry = DebugEntry {

@@ -1,6 +1,7 @@
-//! Predicted events: a min-heap per time kind of the world time at which a motion's next
-//! completion or loop boundary falls. Per update only due entries are touched, so the
-//! bookkeeping is O(events), not O(motions).
+//! Predicted events: a min-heap per clock (each time kind's, each group's) of the time on
+//! that clock at which a motion's next start, completion or loop boundary falls. Per update
+//! only due entries are touched, so the bookkeeping is O(events), not O(motions); a group's
+//! pause or speed change moves its clock, not its keys.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -10,7 +11,7 @@ use std::collections::BinaryHeap;
 /// other entries are stale and dropped when popped.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Event {
-    /// World time (of the motion's kind) at or after which to look at the motion.
+    /// Time on the motion's clock at or after which to look at the motion.
     pub key: f64,
     pub seq: u64,
     pub slot: u32,
@@ -46,21 +47,24 @@ pub(crate) struct Due {
 /// Entries a heap keeps room for however sparse it is.
 const MIN_KEPT: usize = 1024;
 
-/// One heap per time kind.
+/// One heap per clock in use (indexed like the clock table).
 #[derive(Default)]
 pub(crate) struct EventQueue {
-    heaps: [BinaryHeap<Reverse<Event>>; 3],
+    heaps: Vec<BinaryHeap<Reverse<Event>>>,
 }
 
 impl EventQueue {
-    pub fn push(&mut self, kind: usize, event: Event) {
-        self.heaps[kind].push(Reverse(event));
+    pub fn push(&mut self, clock: usize, event: Event) {
+        if self.heaps.len() <= clock {
+            self.heaps.resize_with(clock + 1, BinaryHeap::new);
+        }
+        self.heaps[clock].push(Reverse(event));
     }
 
-    /// Pops every entry due at `now[kind]` whose stamp is current into `due`.
+    /// Pops every entry due at `now[clock]` whose stamp is current into `due`.
     pub fn pop_due(
         &mut self,
-        now: &[f64; 3],
+        now: &[f64],
         is_current: impl Fn(u32, u64, u32) -> bool,
         due: &mut Vec<Due>,
     ) {

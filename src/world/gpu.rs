@@ -268,7 +268,7 @@ impl MotionWorld {
                 Err(error) => self.lose_gpu(error),
             }
         }
-        self.executor.evaluate(&mut self.rows, &self.clocks.now);
+        self.executor.evaluate(&mut self.rows, self.clocks.table());
         if !self.sequences.is_empty() {
             self.evaluate_children();
         }
@@ -309,7 +309,7 @@ impl MotionWorld {
                 .push([slot, self.slots.slots[slot as usize].version]);
         }
         let input = FrameInput {
-            now: &self.clocks.now,
+            now: self.clocks.table(),
             bound_rows: &self.bound_rows,
             bound_motions: &self.bound_motions,
             sequence_depth,

@@ -26,6 +26,7 @@ mod curves;
 mod debug;
 pub(crate) mod events;
 mod gpu;
+mod groups;
 mod ops;
 mod partition;
 pub(crate) mod sequence;
@@ -58,6 +59,7 @@ pub use commands::MotionCommands;
 pub use completion::{Canceled, Completion};
 pub use debug::{DebugEntry, DebugSnapshot};
 pub use gpu::{Executor, WorldGpu, WorldGpuMut};
+pub use groups::MAX_GROUPS;
 
 /// World ids start at 1; 0 is `MotionHandle::NONE`'s.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);
@@ -75,6 +77,8 @@ pub(crate) struct SlotMeta {
     value_type: Option<std::any::TypeId>,
     has_bind: bool,
     has_loop_callback: bool,
+    /// Has an `on_start` that has not fired yet (its start is an event to predict).
+    awaits_start: bool,
     /// Update count at creation; `status` is Scheduled until the next update.
     birth_update: u64,
     /// Re-timed by `set_time` or `complete` since creation (then no longer Scheduled).
@@ -169,6 +173,8 @@ pub struct MotionWorld {
     errors_dropped: u64,
     /// Live sequences by slot.
     sequences: std::collections::HashMap<u32, sequence::SequenceData>,
+    /// Group slots (their clocks are in `clocks`).
+    groups: groups::Groups,
 }
 
 impl Default for MotionWorld {
@@ -212,6 +218,7 @@ impl MotionWorld {
             errors: Vec::new(),
             errors_dropped: 0,
             sequences: std::collections::HashMap::new(),
+            groups: groups::Groups::default(),
         }
     }
 
@@ -298,9 +305,11 @@ impl MotionWorld {
     pub fn update_with(&mut self, deltas: TimeDeltas) -> Result<(), UpdateError> {
         deltas.validate()?;
         self.clocks.check(deltas)?;
+        self.groups.check(&self.clocks, deltas)?;
         self.begin_gpu_update();
         self.settle();
         self.clocks.advance(deltas);
+        self.groups.advance(&mut self.clocks);
         self.updates += 1;
         self.outputs_current = false;
         if self.rows.len() == 0 {
@@ -314,7 +323,7 @@ impl MotionWorld {
         self.due.clear();
         let meta = &self.meta;
         self.events.pop_due(
-            &self.clocks.now,
+            self.clocks.table(),
             |slot, seq, stamp| {
                 meta.get(slot as usize)
                     .is_some_and(|m| m.seq == seq && m.stamp == stamp)
@@ -381,6 +390,7 @@ impl MotionWorld {
         self.bound_dead = 0;
         self.removals.clear();
         self.events.clear();
+        self.groups.clear_members();
         self.sequences = std::collections::HashMap::new();
     }
 
@@ -399,6 +409,22 @@ impl MotionWorld {
         handle
     }
 
+    /// Checks what a built motion names in the world (its target, its group) before it is
+    /// inserted.
+    pub(crate) fn check_built(
+        &self,
+        built: &BuiltMotion,
+        lanes: usize,
+    ) -> Result<(), crate::error::BuildError> {
+        if let Some(target) = &built.target {
+            self.check_target(target, lanes)?;
+        }
+        if let Some(g) = built.group {
+            self.group_clock(g)?;
+        }
+        Ok(())
+    }
+
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could
     /// remove what was just made before the caller is done with it).
     #[inline]
@@ -408,7 +434,15 @@ impl MotionWorld {
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
         let mut row = built.row;
-        row.anchor(self.clocks.now[row.time_kind() as usize], 0.0);
+        // A motion of a group runs on its group's clock (a group removed before a deferred
+        // spawn was applied leaves it on its own time kind).
+        let group = built.group.filter(|&g| {
+            self.group_clock(g).is_ok_and(|(clock, kind)| {
+                row.set_clock(clock, kind);
+                true
+            })
+        });
+        row.anchor(self.clocks.now[row.clock_index()], 0.0);
         if built.auto_seed {
             // Unique per motion for the world's first 2^32 motions (pcg is a bijection).
             row.params = crate::eval::adapters::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
@@ -439,6 +473,7 @@ impl MotionWorld {
             .callbacks
             .as_ref()
             .is_some_and(|c| c.loop_complete.is_some());
+        let awaits_start = built.callbacks.as_ref().is_some_and(|c| c.start.is_some());
         self.meta[slot as usize] = SlotMeta {
             seq,
             stamp: 0,
@@ -447,6 +482,7 @@ impl MotionWorld {
             value_type: Some(built.value_type),
             has_bind,
             has_loop_callback,
+            awaits_start,
             birth_update: self.updates,
             touched: false,
             pending_removal: false,
@@ -479,14 +515,12 @@ impl MotionWorld {
             slot,
             version,
         };
+        if let Some(g) = group {
+            self.join_group(g, handle);
+        }
         if has_bind && built.options.immediate_bind {
             let p = crate::eval::clock::ease_at(&row, params, self.rows.curves.keys(), 0.0);
-            let value = row_value(
-                &row,
-                built.pairs,
-                p,
-                self.clocks.now[row.time_kind() as usize],
-            );
+            let value = row_value(&row, built.pairs, p, self.clocks.now[row.clock_index()]);
             self.call_bind(slot, &value);
         }
         handle
@@ -522,6 +556,7 @@ impl MotionWorld {
                 pairs,
                 params: base.params,
                 curve: base.curve.clone(),
+                group: base.group,
                 auto_seed: base.auto_seed,
                 options: base.options,
                 debug_name: base.debug_name,
@@ -541,7 +576,7 @@ impl std::fmt::Debug for MotionWorld {
         f.debug_struct("MotionWorld")
             .field("id", &self.id)
             .field("motions", &self.rows.len())
-            .field("world_time", &self.clocks.now)
+            .field("world_time", &self.clocks.table())
             .field("updates", &self.updates)
             .finish_non_exhaustive()
     }

@@ -41,7 +41,7 @@ impl MotionWorld {
 
     /// The clock and evaluation now of row `index` (a sequence's child included).
     fn evaluate_index(&self, index: u32) -> (f64, Progress) {
-        let time = super::sequence::clock_at(&self.rows, index, &self.clocks.now);
+        let time = super::sequence::clock_at(&self.rows, index, self.clocks.table());
         (time, progress(&self.rows.rows[index as usize], time))
     }
 
@@ -136,7 +136,7 @@ impl MotionWorld {
         } else {
             let now = self.evaluate_index(row_index).1;
             self.rows
-                .value_at(row_index, &now, self.clocks.now[row.time_kind() as usize])
+                .value_at(row_index, &now, self.clocks.now[row.clock_index()])
         };
         Ok(T::from_lanes_rounded(lanes, row.rounding()))
     }
@@ -209,7 +209,7 @@ impl MotionWorld {
         if row.loops < 0 {
             return Err(MotionError::InfiniteLoops(h));
         }
-        let w = self.clocks.now[row.time_kind() as usize];
+        let w = self.clocks.now[row.clock_index()];
         let (_, prev) = self.evaluate_index(row_index);
         if prev.is_completed() {
             return Err(MotionError::AlreadyCompleted(h));
@@ -246,7 +246,7 @@ impl MotionWorld {
             });
         }
         let mut row = self.rows.rows[row_index as usize];
-        let w = self.clocks.now[row.time_kind() as usize];
+        let w = self.clocks.now[row.clock_index()];
         if !anchor_in_range(&row, w, time) {
             return Err(MotionError::OutOfRange {
                 handle: h,
@@ -285,7 +285,7 @@ impl MotionWorld {
             });
         }
         let mut row = self.rows.rows[row_index as usize];
-        let w = self.clocks.now[row.time_kind() as usize];
+        let w = self.clocks.now[row.clock_index()];
         let (time, before) = self.evaluate_index(row_index);
         row.speed = speed;
         if !anchor_in_range(&row, w, time) {

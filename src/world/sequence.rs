@@ -37,10 +37,10 @@ pub(super) struct SequenceData {
 /// The motion clock of row `index` at world times `w` (one per time kind). A child's clock
 /// is its parent's value minus its position, recursively up to the root sequence (depth at
 /// most [`MAX_SEQUENCE_DEPTH`]).
-pub(super) fn clock_at(rows: &Rows, index: u32, w: &[f64; 3]) -> f64 {
+pub(super) fn clock_at(rows: &Rows, index: u32, w: &[f64]) -> f64 {
     let row = &rows.rows[index as usize];
     if !row.is_child() {
-        return row.clock(w[row.time_kind() as usize]);
+        return row.clock(w[row.clock_index()]);
     }
     let parent = row.parent_row();
     let parent_progress = progress(&rows.rows[parent as usize], clock_at(rows, parent, w));
@@ -138,7 +138,7 @@ impl MotionWorld {
         self.sequences.insert(seq_slot, data);
         if immediate_bind {
             let row = &self.rows.rows[seq_row as usize];
-            let start = progress(row, row.clock(self.clocks.now[row.time_kind() as usize]));
+            let start = progress(row, row.clock(self.clocks.now[row.clock_index()]));
             self.drive_children(seq_slot, &start, &start);
         }
         self.settle();
@@ -189,7 +189,7 @@ impl MotionWorld {
         let prev = progress(&row, v_prev - position);
         let now = progress(&row, v_now - position);
         let completing = now.is_completed() && !prev.is_completed();
-        let w = self.clocks.now[row.time_kind() as usize];
+        let w = self.clocks.now[row.clock_index()];
         let value = (meta.has_bind && binds_at(now.status, &meta.options)).then(|| {
             if self.visiting && !(completing && self.values_are_late()) {
                 self.rows.output(entry.row)
@@ -214,7 +214,7 @@ impl MotionWorld {
         for child in self.children_of(slot) {
             if let Some(entry) = self.slots.get(child.slot, child.version) {
                 let row = &self.rows.rows[entry.row as usize];
-                let time = clock_at(&self.rows, entry.row, &self.clocks.now);
+                let time = clock_at(&self.rows, entry.row, self.clocks.table());
                 if !progress(row, time).is_completed() {
                     self.force_complete(child.slot);
                 }
@@ -271,9 +271,7 @@ impl MotionWorld {
                 };
                 let row = self.rows.rows[entry.row as usize];
                 let p = progress(&row, clock_at(&self.rows, entry.row, &now));
-                let value = self
-                    .rows
-                    .value_at(entry.row, &p, now[row.time_kind() as usize]);
+                let value = self.rows.value_at(entry.row, &p, now[row.clock_index()]);
                 for (column, lane) in self.rows.outputs.iter_mut().zip(value) {
                     column[entry.row as usize] = lane;
                 }

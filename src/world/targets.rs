@@ -259,7 +259,7 @@ impl MotionWorld {
             return;
         };
         let row = self.slots.slots[slot as usize].row;
-        let w = self.clocks.now[self.rows.rows[row as usize].time_kind() as usize];
+        let w = self.clocks.now[self.rows.rows[row as usize].clock_index()];
         let value = self.rows.value_at(row, now, w);
         if r.is_gpu() {
             self.targets.queue_final(r, &value);

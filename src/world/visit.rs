@@ -99,7 +99,7 @@ impl MotionWorld {
         }
         let row_index = self.slots.slots[slot as usize].row;
         let row = self.rows.rows[row_index as usize];
-        let kind = row.time_kind() as usize;
+        let kind = row.clock_index();
         let prev = progress(&row, row.clock(self.clocks.prev[kind]));
         let time = row.clock(self.clocks.now[kind]);
         let now = progress(&row, time);
@@ -134,6 +134,10 @@ impl MotionWorld {
             if !self.call_bind(slot, value) {
                 return false;
             }
+        }
+        if self.meta[slot as usize].awaits_start && started(now.status) {
+            self.meta[slot as usize].awaits_start = false;
+            self.call(slot, CallbackKind::Start, |c| c.start.as_mut().map(guarded));
         }
         if now.completed_loops > prev.completed_loops {
             let loops = now.completed_loops;
@@ -332,7 +336,7 @@ impl MotionWorld {
         let Ok((slot, row)) = self.live(h) else {
             return self.queued_completion(h);
         };
-        let time = super::sequence::clock_at(&self.rows, row, &self.clocks.now);
+        let time = super::sequence::clock_at(&self.rows, row, self.clocks.table());
         if self.meta[slot as usize].ended
             || progress(&self.rows.rows[row as usize], time).is_completed()
         {
@@ -385,24 +389,26 @@ impl MotionWorld {
             return; // its sequence drives it
         }
         let row = &self.rows.rows[row_index as usize];
-        if row.speed <= 0.0 || (row.loops < 0 && !meta.has_loop_callback) {
+        if row.speed <= 0.0 || (row.loops < 0 && !meta.has_loop_callback && !meta.awaits_start) {
             return; // no event ever (see `next_event_key`): spare the evaluation
         }
         let now = progress(row, time);
-        if let Some(key) = next_event_key(
+        let next = next_event_key(
             row,
             time,
             now.completed_loops,
             now.is_completed(),
             meta.has_loop_callback,
-        ) {
+        );
+        let start = meta.awaits_start.then(|| start_key(row, time, now.status));
+        if let Some(key) = next.into_iter().chain(start).reduce(f64::min) {
             let event = Event {
                 key,
                 seq: meta.seq,
                 slot,
                 stamp: meta.stamp,
             };
-            self.events.push(row.time_kind() as usize, event);
+            self.events.push(row.clock_index(), event);
         }
     }
 }
@@ -417,6 +423,23 @@ pub(super) fn output(rows: &Rows, index: u32, lanes: u8) -> Lanes {
         3 => [o[0][i], o[1][i], o[2][i], 0.0],
         _ => rows.output(index),
     }
+}
+
+/// Whether a motion at `status` has started: its delay is over (docs/semantics.md §6).
+#[inline]
+fn started(status: MotionStatus) -> bool {
+    matches!(status, MotionStatus::Playing | MotionStatus::Completed)
+}
+
+/// The key of a not yet started motion's start (`on_start`): where its clock reaches the
+/// delay, biased early as [`next_event_key`] does; the next update when it has started.
+fn start_key(row: &crate::core::row::MotionRow, time: f64, status: MotionStatus) -> f64 {
+    let delay = f64::from(row.delay);
+    if started(status) || time >= delay {
+        return f64::NEG_INFINITY;
+    }
+    let key = row.base() + delay / f64::from(row.speed);
+    key - (key.abs() + delay.abs()) * 4.0 * f64::EPSILON
 }
 
 /// Whether the bind runs at `status` (docs/semantics.md §6).

@@ -10,6 +10,7 @@ mod buffers;
 mod dispatch;
 mod drift;
 mod faults;
+mod groups;
 mod kinds;
 mod large_tables;
 mod loop_boundaries;

@@ -18,7 +18,7 @@
 
 use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
 use crate::core::row::{
-    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT, FLAG_TIME_KIND_SHIFT,
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CLOCK_SHIFT, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT,
 };
 use crate::eval::clock::{eased_with, progress};
 
@@ -76,15 +76,8 @@ struct RowTiming {
 
 impl RowTiming {
     #[inline(always)]
-    fn of(row: &MotionRow, now: &[f64; 3]) -> Self {
-        let kind = (row.flags >> FLAG_TIME_KIND_SHIFT) & 3;
-        let w = if kind == 0 {
-            now[0]
-        } else if kind == 1 {
-            now[1]
-        } else {
-            now[2]
-        };
+    fn of(row: &MotionRow, now: &[f64]) -> Self {
+        let w = now[row.clock_index()];
         let delay = f64::from(row.delay);
         let duration = f64::from(row.duration);
         let every = row.flags & FLAG_EVERY_LOOP_DELAY != 0;
@@ -103,9 +96,9 @@ impl RowTiming {
     }
 }
 
-/// `flags` bits that affect timing (delay type, time kind); with speed, duration, delay and
+/// `flags` bits that affect timing (delay type, clock); with speed, duration, delay and
 /// loops equal, two rows differ only in their base.
-const TIMING_FLAGS: u32 = FLAG_EVERY_LOOP_DELAY | (3 << FLAG_TIME_KIND_SHIFT);
+const TIMING_FLAGS: u32 = FLAG_EVERY_LOOP_DELAY | (0xff << FLAG_CLOCK_SHIFT);
 
 /// What a chunk is made of, found in one branch-free pass.
 struct Shape {
@@ -220,7 +213,7 @@ fn timing_row(row: &MotionRow, k: &RowTiming, out: &mut Timing, i: usize) {
 
 /// Pass 1.
 #[inline(always)]
-fn timing(rows: &[MotionRow], shape: &Shape, now: &[f64; 3], out: &mut Timing) {
+fn timing(rows: &[MotionRow], shape: &Shape, now: &[f64], out: &mut Timing) {
     if shape.same_timing && !shape.zero_duration {
         // A run of equal timing: the constants (and their divisions) once per chunk.
         let k = RowTiming::of(&rows[0], now);
@@ -316,7 +309,7 @@ pub(crate) struct Columns<'a> {
 
 /// Evaluates `rows` (with their lane pairs and output columns, all of the same length) at
 /// world clocks `now`.
-pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3]) {
+pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64]) {
     let Columns {
         lanes,
         outputs,
@@ -340,8 +333,7 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
             // A burst: rows made in the same update with the same settings share one
             // progress, computed once by the reference.
             let first = &chunk[0];
-            let kind = first.time_kind() as usize;
-            p[..n].fill(progress(first, first.clock(now[kind])).eased);
+            p[..n].fill(progress(first, first.clock(now[first.clock_index()])).eased);
         } else if shape.same_easing && !shape.zero_duration {
             timing(chunk, &shape, now, &mut timing_buf);
             ease_homogeneous(chunk[0].flags & EASE_LOOP_MASK, &timing_buf, n, &mut p);
@@ -366,8 +358,7 @@ pub(crate) fn evaluate(rows: &[MotionRow], columns: Columns<'_>, now: &[f64; 3])
                 }
                 let r = start + i;
                 let ([p0, p1], [p2, p3]) = (lanes[4][r], lanes[5][r]);
-                let kind = row.time_kind() as usize;
-                let at = progress(row, row.clock(now[kind]));
+                let at = progress(row, row.clock(now[row.clock_index()]));
                 p[i] = eased_with(row, &at, [p0, p1, p2, p3], keys);
             }
         }

@@ -23,8 +23,8 @@ use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
 // FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
 // after the executor's pass), so it is never cached.
 use crate::core::row::{
-    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_EVERY_LOOP_DELAY, FLAG_LANES_SHIFT,
-    FLAG_TIME_KIND_SHIFT,
+    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_CLOCK_SHIFT, FLAG_EVERY_LOOP_DELAY,
+    FLAG_LANES_SHIFT,
 };
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
@@ -205,7 +205,7 @@ impl CachePtr {
     /// # Safety
     /// As [`chunk`](Self::chunk), for the duration of the call.
     #[inline(always)]
-    pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64; 3]) {
+    pub unsafe fn prefetch(self, index: usize, rows: Option<&[MotionRow]>, now: &[f64]) {
         // SAFETY: per the contract.
         let (head, hi) = unsafe { (&*self.heads.add(index), &(*self.hi.add(index)).0) };
         if head.dirty || head.state != State::Fast || (rows.is_some() && head.derive) {
@@ -252,7 +252,7 @@ pub(crate) struct Head {
     /// Every row has `r[0]` (and `c[0]`, `off[0]`): read one instead of the columns.
     same_r: bool,
     same_all: bool,
-    /// Time kind of every row, and the runs of one ease and loop type (Fast only).
+    /// Clock (table index) of every row, and the runs of one ease and loop type (Fast only).
     kind: u8,
     groups: Groups,
     /// Lanes of the chunk's widest row (`batch::lane_count`).
@@ -305,7 +305,7 @@ impl Head {
         let mut groups = Groups::default();
         let mut key = u32::MAX;
         for (i, r) in rows.iter().enumerate() {
-            differ |= (r.flags ^ first) & (3 << FLAG_TIME_KIND_SHIFT);
+            differ |= (r.flags ^ first) & (0xff << FLAG_CLOCK_SHIFT);
             lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
             adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
             excluded |= r.flags & FLAG_CHILD != 0;
@@ -337,7 +337,7 @@ impl Head {
             }
         }
         let fast = differ == 0 && !excluded;
-        let kind = ((first >> FLAG_TIME_KIND_SHIFT) & 3) as u8;
+        let kind = (first >> FLAG_CLOCK_SHIFT) as u8;
         // (A folded segment means another thing than a per-loop one: either change drops them.)
         let same = self.state == State::Fast
             && (kind, groups) == (self.kind, self.groups)
@@ -459,7 +459,7 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     index: usize,
     rows: &[MotionRow],
     columns: Columns<'_>,
-    now: &[f64; 3],
+    now: &[f64],
     p: &mut [f32; CHUNK],
     q: &mut [f32; CHUNK],
 ) -> bool {
@@ -613,7 +613,7 @@ fn lerp_lanes(
     columns: Columns<'_>,
     p: &[f32; CHUNK],
     quat: QuatColumns<'_>,
-    now: &[f64; 3],
+    now: &[f64],
 ) {
     let Columns { lanes, outputs, .. } = columns;
     let [l0, l1, l2, l3, ..] = lanes;

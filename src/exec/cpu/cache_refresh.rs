@@ -6,7 +6,7 @@
 use super::fold::near_mask;
 use super::segment::{self, Segment};
 use super::{progress, Chunk, CHUNK};
-use crate::core::row::{MotionRow, FLAG_TIME_KIND_SHIFT};
+use crate::core::row::{MotionRow, FLAG_CLOCK_SHIFT};
 
 /// Bit `i` set where row `i` (of `n`) is at or past its segment's end: a branch-free pass (a
 /// branch per row mispredicts at random phases).
@@ -192,10 +192,10 @@ pub(super) fn refresh(
 }
 
 /// Whether two rows evaluate to the same progress at every world time: equal timing fields
-/// and the `flags` bits that [`progress`] reads (ease, loop and delay types, time kind).
+/// and the `flags` bits that [`progress`] reads (ease, loop and delay types, clock).
 #[inline(always)]
 pub(super) fn same_timing(a: &MotionRow, b: &MotionRow) -> bool {
-    let mask = 0x7ff | (3 << FLAG_TIME_KIND_SHIFT);
+    let mask = 0x7ff | (0xff << FLAG_CLOCK_SHIFT);
     // The base first: it is what differs between rows made at different times.
     a.base_hi.to_bits() == b.base_hi.to_bits()
         && a.base_lo.to_bits() == b.base_lo.to_bits()

@@ -139,7 +139,7 @@ pub(crate) fn values(
     quat_columns: QuatColumns<'_>,
     lanes: usize,
     adapters: AdapterMasks,
-    now: &[f64; 3],
+    now: &[f64],
 ) {
     let n = rows.len();
     debug_assert!(n <= 64);
@@ -195,7 +195,7 @@ pub(crate) fn values(
         other &= other - 1;
         let row = &rows[i];
         let column = pairs.map(|column| column[i]);
-        let value = row_value(row, column, p[i], now[row.time_kind() as usize]);
+        let value = row_value(row, column, p[i], now[row.clock_index()]);
         // All four lanes (a punch or shake keeps its settings in lane 3).
         for (column, value) in out.iter_mut().zip(value) {
             column[i] = value;

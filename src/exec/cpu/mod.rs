@@ -93,7 +93,7 @@ impl CpuExecutor {
     }
 
     /// Writes every row's value at world clocks `now` into `rows.outputs`.
-    pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64; 3]) {
+    pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64]) {
         let len = rows.len();
         self.sync_cache(rows);
         let cache = self.cache.ptr();
@@ -202,7 +202,7 @@ unsafe fn evaluate_range(
     outputs: [OutPtr; 4],
     cache: CachePtr,
     range: std::ops::Range<usize>,
-    now: &[f64; 3],
+    now: &[f64],
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
@@ -224,7 +224,7 @@ unsafe fn evaluate_range_avx2(
     outputs: [OutPtr; 4],
     cache: CachePtr,
     range: std::ops::Range<usize>,
-    now: &[f64; 3],
+    now: &[f64],
 ) -> usize {
     // SAFETY: per the contract.
     unsafe { evaluate_range_with::<true>(inputs, outputs, cache, range, now) }
@@ -242,7 +242,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
     outputs: [OutPtr; 4],
     cache: CachePtr,
     range: std::ops::Range<usize>,
-    now: &[f64; 3],
+    now: &[f64],
 ) -> usize {
     debug_assert_eq!(range.start % batch::CHUNK, 0);
     let mut batch_chunks = 0;

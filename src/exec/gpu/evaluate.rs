@@ -143,6 +143,7 @@ impl EvaluatePass {
         let pages = table.pages().len();
         let wanted = if pages > 1 { 2 * pages } else { pages };
         let values = table.sequence_values().unwrap_or(&self.values_placeholder);
+        let clocks = header.group_clocks();
         self.groups = (0..wanted)
             .map(|slot| {
                 let p = slot % pages;
@@ -165,6 +166,7 @@ impl EvaluatePass {
                     whole(4, &page.params),
                     whole(5, keys),
                     whole(6, values),
+                    range(7, header.buffer(), clocks.0, Some(clocks.1)),
                 ];
                 gpu.ctx
                     .device()

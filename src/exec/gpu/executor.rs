@@ -54,7 +54,8 @@ pub(crate) struct GpuExecutor {
 
 /// What the world hands the executor for one update.
 pub(crate) struct FrameInput<'a> {
-    pub now: &'a [f64; 3],
+    /// The clock table (the time kinds, then the groups in use).
+    pub now: &'a [f64],
     /// Rows with a CPU bind (to read back), and their `(slot, version)`.
     pub bound_rows: &'a [u32],
     pub bound_motions: &'a [[u32; 2]],
@@ -132,8 +133,9 @@ impl GpuExecutor {
         // 2. The header: clocks, per-page params and the gather list, in one write.
         let gather_count = input.bound_rows.len() as u32;
         self.readback.reserve(gpu, gather_count)?;
+        let groups = input.now.len().saturating_sub(3) as u32;
         self.header
-            .reserve(gpu.ctx, gpu.limits, pages, self.readback.capacity())?;
+            .reserve(gpu.ctx, gpu.limits, pages, self.readback.capacity(), groups)?;
         let written = self.header.write(
             gpu.ctx,
             gpu.limits,

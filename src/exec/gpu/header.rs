@@ -2,7 +2,8 @@
 //! frame's passes read besides the table: per page the evaluate pass's `Frame` (clocks, row
 //! count, lane stride), the `Frame` of a paged table's child rounds and the gather pass's
 //! params (each in its own 256-byte slot, bound at fixed offsets), then the gather list
-//! (the rows whose values are read back).
+//! (the rows whose values are read back), then the groups' clocks (the clock table after the
+//! three time kinds, which the `Frame` holds; written only while there are groups).
 //!
 //! Per-frame protocol (the executor, after the table's sync): [`FrameHeader::reserve`] for the
 //! table's pages and the readback's capacity (a larger header is a new buffer, and a new
@@ -23,6 +24,8 @@ pub(super) struct FrameHeader {
     pages: u32,
     /// Rows the gather list has room for.
     list_capacity: u32,
+    /// Group clocks the header has room for (at least 1: a binding is never empty).
+    clock_capacity: u32,
     /// Rises whenever `buffer` is replaced (bind groups naming it are stale).
     generation: u64,
     bytes: Vec<u8>,
@@ -32,9 +35,10 @@ impl FrameHeader {
     /// A header of one page slot and the smallest gather list.
     pub fn new(ctx: &GpuContext) -> Self {
         Self {
-            buffer: create_buffer(ctx, 1, 0),
+            buffer: create_buffer(ctx, 1, 0, 1),
             pages: 1,
             list_capacity: 0,
+            clock_capacity: 1,
             generation: 0,
             bytes: Vec::new(),
         }
@@ -68,36 +72,51 @@ impl FrameHeader {
         list_offset(self.pages)
     }
 
-    /// Makes room for `pages` page slots and a gather list of `list_capacity` rows.
+    /// Offset of the group clocks (`(hi, mid, lo, 0)` per group slot).
+    pub fn group_clocks(&self) -> (u64, u64) {
+        (
+            clocks_offset(self.pages, self.list_capacity),
+            u64::from(self.clock_capacity) * 16,
+        )
+    }
+
+    /// Makes room for `pages` page slots, a gather list of `list_capacity` rows and the
+    /// clocks of `groups` group slots.
     pub fn reserve(
         &mut self,
         ctx: &GpuContext,
         limits: Limits,
         pages: u32,
         list_capacity: u32,
+        groups: u32,
     ) -> Result<(), GpuError> {
-        if pages <= self.pages && list_capacity == self.list_capacity {
+        if pages <= self.pages
+            && list_capacity == self.list_capacity
+            && groups <= self.clock_capacity
+        {
             return Ok(());
         }
         self.pages = self.pages.max(pages.next_power_of_two());
         self.list_capacity = list_capacity;
+        self.clock_capacity = self.clock_capacity.max(groups.next_power_of_two());
         limits.check_binding("gather list", list_bytes(list_capacity))?;
-        self.buffer = create_buffer(ctx, self.pages, list_capacity);
+        self.buffer = create_buffer(ctx, self.pages, list_capacity, self.clock_capacity);
         self.generation += 1;
         Ok(())
     }
 
-    /// Writes the frame: clocks `now` for every page of `table` holding `len` rows, and the
-    /// gather list `bound_rows`.
+    /// Writes the frame: the clock table `now` (the time kinds' world times for every page
+    /// of `table`, then the groups' clocks) and the gather list `bound_rows`. Returns the
+    /// bytes written.
     pub fn write(
         &mut self,
         ctx: &GpuContext,
         limits: Limits,
         table: &GpuTable,
-        now: &[f64; 3],
+        now: &[f64],
         bound_rows: &[u32],
     ) -> usize {
-        let w = now.map(split3_f64);
+        let w = [now[0], now[1], now[2]].map(split3_f64);
         let gather_count = bound_rows.len() as u32;
         let list = self.list() as usize;
         self.bytes.clear();
@@ -138,7 +157,21 @@ impl FrameHeader {
         }
         self.bytes[list..].copy_from_slice(bytemuck::cast_slice(bound_rows));
         ctx.queue().write_buffer(&self.buffer, 0, &self.bytes);
-        self.bytes.len()
+        let mut written = self.bytes.len();
+        if now.len() > 3 {
+            // The groups' clocks: their own write, so a world without groups writes what it
+            // always did.
+            self.bytes.clear();
+            for &w in &now[3..] {
+                let [hi, mid, lo] = split3_f64(w);
+                self.bytes
+                    .extend_from_slice(bytemuck::cast_slice(&[hi, mid, lo, 0.0]));
+            }
+            ctx.queue()
+                .write_buffer(&self.buffer, self.group_clocks().0, &self.bytes);
+            written += self.bytes.len();
+        }
+        written
     }
 }
 
@@ -158,11 +191,21 @@ fn list_bytes(capacity: u32) -> u64 {
     u64::from(capacity.max(64)) * 4
 }
 
-fn create_buffer(ctx: &GpuContext, pages: u32, list_capacity: u32) -> wgpu::Buffer {
+/// Offset of the group clocks: after the gather list, storage-aligned.
+fn clocks_offset(pages: u32, list_capacity: u32) -> u64 {
+    super::buffers::align(list_offset(pages) + list_bytes(list_capacity))
+}
+
+fn create_buffer(
+    ctx: &GpuContext,
+    pages: u32,
+    list_capacity: u32,
+    clock_capacity: u32,
+) -> wgpu::Buffer {
     create(
         ctx,
         "wgpu-tween frame header",
-        list_offset(pages) + list_bytes(list_capacity),
+        clocks_offset(pages, list_capacity) + u64::from(clock_capacity) * 16,
         wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
     )
 }

@@ -89,11 +89,12 @@ fn pipeline(
 impl Pipelines {
     pub fn new(device: &wgpu::Device) -> Self {
         use Slot::*;
-        // 5: the curve key table; 6: the sequence values of a paged table.
+        // 5: the curve key table; 6: the sequence values of a paged table; 7: the groups'
+        // clocks.
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            &[Uniform, Read, Read, ReadWrite, Read, Read, Read],
+            &[Uniform, Read, Read, ReadWrite, Read, Read, Read, Read],
         );
         let apply_layout = layout(
             device,

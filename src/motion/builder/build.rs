@@ -52,7 +52,8 @@ impl<T: Animatable> Motion<T> {
         row.params = row_params;
         let has_callbacks = self.on_complete.is_some()
             || self.on_cancel.is_some()
-            || self.on_loop_complete.is_some();
+            || self.on_loop_complete.is_some()
+            || self.on_start.is_some();
         let options = self.options();
         // Built in place (no intermediate `BuiltMotion`: its moves cost a `run` ~20%).
         Ok(BuiltMotion {
@@ -66,6 +67,7 @@ impl<T: Animatable> Motion<T> {
             bind,
             callbacks: has_callbacks.then(|| {
                 Box::new(Callbacks {
+                    start: self.on_start.map(super::shared::event),
                     complete: self.on_complete.map(super::shared::event),
                     cancel: self.on_cancel.map(super::shared::event),
                     loop_complete: self.on_loop_complete.map(super::shared::on_loop),
@@ -74,6 +76,7 @@ impl<T: Animatable> Motion<T> {
             }),
             curve: self.curve,
             target: self.target,
+            group: self.group,
         })
     }
 
@@ -173,6 +176,7 @@ impl<T: Animatable> Motion<T> {
             bind: None,
             callbacks: None,
             target: None,
+            group: self.group,
         })
     }
 
@@ -254,7 +258,10 @@ impl<T: Animatable> Motion<T> {
     /// Whether the motion has callbacks, a target or an open start or duration, which the
     /// motions of a batch cannot share (`"callbacks"`, `"a target"`, ...).
     pub(in crate::motion) fn unshareable(&self) -> Option<&'static str> {
-        if self.on_complete.is_some() || self.on_cancel.is_some() || self.on_loop_complete.is_some()
+        if self.on_complete.is_some()
+            || self.on_cancel.is_some()
+            || self.on_loop_complete.is_some()
+            || self.on_start.is_some()
         {
             Some("callbacks")
         } else if self.target.is_some() {

@@ -14,7 +14,7 @@ use shared::{share, Shared};
 
 use crate::core::curve::AnimationCurve;
 use crate::core::ease::{Ease, ParametricEase};
-use crate::core::handle::MotionHandle;
+use crate::core::handle::{GroupId, MotionHandle};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
 use crate::core::value::{Animatable, CheckedLanes, Integer, Interpolation, RoundingMode, Vibrate};
 use crate::error::BuildError;
@@ -65,10 +65,12 @@ pub struct Motion<T: Animatable> {
     cancel_on_error: bool,
     preserve: bool,
     debug_name: &'static str,
+    on_start: Option<Shared<EventFn>>,
     on_complete: Option<Shared<EventFn>>,
     on_cancel: Option<Shared<EventFn>>,
     on_loop_complete: Option<Shared<LoopFn>>,
     target: Option<Target>,
+    group: Option<GroupId>,
     adapter: Interpolation,
     rounding: RoundingMode,
     frequency: f32,
@@ -102,10 +104,12 @@ impl<T: Animatable> Motion<T> {
             cancel_on_error: false,
             preserve: false,
             debug_name: "",
+            on_start: None,
             on_complete: None,
             on_cancel: None,
             on_loop_complete: None,
             target: None,
+            group: None,
             adapter: T::INTERPOLATION,
             rounding: RoundingMode::ToEven,
             frequency: 10.0,
@@ -229,6 +233,42 @@ impl<T: Animatable> Motion<T> {
         self
     }
 
+    /// Called once when the motion starts: in the first update (or `set_time`,
+    /// `complete`) that finds its delay over, after that update's bind delivered its first
+    /// value and before loop-complete and complete (docs/semantics.md §6). Never again, even
+    /// when the motion is rewound or replays its delay (every-loop delays).
+    ///
+    /// ```
+    /// use wgpu_tween::{Motion, MotionWorld};
+    /// use std::sync::{Arc, Mutex};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let log = Arc::new(Mutex::new(Vec::new()));
+    /// let (a, b) = (Arc::clone(&log), Arc::clone(&log));
+    /// Motion::new(0.0f32, 1.0, 1.0)
+    ///     .delay(0.5)
+    ///     .on_start(move || a.lock().unwrap().push("start".to_owned()))
+    ///     .bind(&mut world, move |x| b.lock().unwrap().push(format!("{x}")))?;
+    /// world.update(0.25)?; // still in the delay: values skipped, no start
+    /// world.update(0.5)?; // 0.25 s past the delay
+    /// assert_eq!(*log.lock().unwrap(), ["0", "0.25", "start"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn on_start(mut self, f: impl FnMut() + Send + 'static) -> Self {
+        self.on_start = Some(share(Box::new(f)));
+        self
+    }
+
+    /// Runs the motion on `group`'s clock ([`MotionWorld::add_group`]): the group's pause,
+    /// speed, cancel and complete apply to it, and its own
+    /// [`time_kind`](Self::time_kind) gives way to the group's. An id the world does not
+    /// know is [`BuildError::Group`] when built (a deferred spawn whose group was removed
+    /// meanwhile runs on its own time kind).
+    pub fn group(mut self, group: GroupId) -> Self {
+        self.group = Some(group);
+        self
+    }
+
     /// Called once when the motion completes (naturally or by `complete`).
     pub fn on_complete(mut self, f: impl FnMut() + Send + 'static) -> Self {
         self.on_complete = Some(share(Box::new(f)));
@@ -299,9 +339,7 @@ impl<T: Animatable> Motion<T> {
             let rounding = self.rounding;
             self.build(Some(wrap_bind(bind, rounding)))
         }?;
-        if let Some(target) = &built.target {
-            world.check_target(target, T::LANES)?;
-        }
+        world.check_built(&built, T::LANES)?;
         Ok(world.insert(built, None))
     }
 
@@ -310,9 +348,7 @@ impl<T: Animatable> Motion<T> {
     pub fn run(mut self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
         self.resolve(Some(world))?;
         let built = self.build(None)?;
-        if let Some(target) = &built.target {
-            world.check_target(target, T::LANES)?;
-        }
+        world.check_built(&built, T::LANES)?;
         Ok(world.insert(built, None))
     }
 
