@@ -15,6 +15,7 @@ mod curves;
 mod derive;
 mod drop_panics;
 mod examples;
+mod final_values;
 mod handles;
 mod host_targets;
 #[cfg(feature = "log")]
