@@ -151,7 +151,8 @@ impl<T: Animatable> Motion<T> {
         }
         // Every motion is checked before any is added. (The reservation is a hint: a count
         // beyond memory fails as the items come, like any growing `Vec`.)
-        let mut motions = Vec::with_capacity(count.min(1 << 20));
+        let mut motions = world.batch_list();
+        motions.reserve(count.min(1 << 20));
         for index in 0..count {
             let (item, bind) = item(index);
             let in_batch = |error| BuildError::InBatch {

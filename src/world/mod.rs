@@ -25,6 +25,7 @@ pub(crate) mod completion;
 mod curves;
 mod debug;
 pub(crate) mod events;
+mod finals;
 mod gpu;
 mod groups;
 mod ops;
@@ -73,8 +74,6 @@ pub(crate) struct SlotMeta {
     stamp: u32,
     options: MotionOptions,
     debug_name: &'static str,
-    /// The animated type (`None` only for a vacant slot).
-    value_type: Option<std::any::TypeId>,
     has_bind: bool,
     has_loop_callback: bool,
     /// Has an `on_start` that has not fired yet (its start is an event to predict).
@@ -96,9 +95,6 @@ pub(crate) struct SlotMeta {
     ended: bool,
     /// Its entry in the bound list (a bind or a sequence).
     bound: Option<u32>,
-    /// The update count when its row was last written (made or re-anchored): its output
-    /// holds its value now only if an evaluation came after (see `value`).
-    changed: u64,
 }
 
 /// A motion visited every update (one with a bind, or a sequence), in creation order, with
@@ -175,6 +171,12 @@ pub struct MotionWorld {
     sequences: std::collections::HashMap<u32, sequence::SequenceData>,
     /// Group slots (their clocks are in `clocks`).
     groups: groups::Groups,
+    /// The animated types, indexed by `Slot::value_type`.
+    value_types: Vec<std::any::TypeId>,
+    /// End values of the motions completed since the last update began.
+    finals: finals::Finals,
+    /// The last batch's list of motions, empty, kept for its room (`insert_batch`).
+    batch_scratch: Vec<BatchMotion>,
 }
 
 impl Default for MotionWorld {
@@ -219,6 +221,9 @@ impl MotionWorld {
             errors_dropped: 0,
             sequences: std::collections::HashMap::new(),
             groups: groups::Groups::default(),
+            value_types: Vec::new(),
+            finals: finals::Finals::default(),
+            batch_scratch: Vec::new(),
         }
     }
 
@@ -306,6 +311,7 @@ impl MotionWorld {
         deltas.validate()?;
         self.clocks.check(deltas)?;
         self.groups.check(&self.clocks, deltas)?;
+        self.finals.clear(self.slots.slots.len());
         self.begin_gpu_update();
         self.settle();
         self.clocks.advance(deltas);
@@ -392,6 +398,8 @@ impl MotionWorld {
         self.events.clear();
         self.groups.clear_members();
         self.sequences = std::collections::HashMap::new();
+        self.finals.clear(0);
+        self.batch_scratch = Vec::new();
     }
 
     // ---------------------------------------------------------------- insertion
@@ -405,7 +413,11 @@ impl MotionWorld {
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
         let handle = self.insert_unsettled(built, reserved);
-        self.settle();
+        // An insert only adds, so `maintain` (which shrinks) has nothing to do after it:
+        // settle only where the immediate bind queued a command or cancelled its motion.
+        if !self.removals.is_empty() || self.commands_queued() {
+            self.settle();
+        }
         handle
     }
 
@@ -423,6 +435,16 @@ impl MotionWorld {
             self.group_clock(g)?;
         }
         Ok(())
+    }
+
+    /// Whether commands are waiting in the queue.
+    fn commands_queued(&self) -> bool {
+        !self
+            .shared
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .commands
+            .is_empty()
     }
 
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could
@@ -479,7 +501,6 @@ impl MotionWorld {
             stamp: 0,
             options: built.options,
             debug_name: built.debug_name,
-            value_type: Some(built.value_type),
             has_bind,
             has_loop_callback,
             awaits_start,
@@ -491,8 +512,12 @@ impl MotionWorld {
             in_sequence: false,
             ended: false,
             bound: has_bind.then_some(self.bound.len() as u32),
-            changed: self.updates,
         };
+        let value_type = self.value_type_index(built.value_type);
+        let entry = &mut self.slots.slots[slot as usize];
+        entry.changed = self.updates as u32;
+        entry.value_type = value_type;
+        entry.bits = row.rounding() as u8 & slots::BITS_ROUNDING;
         if let Some(target) = &built.target {
             // Checked by the builder's terminal; a deferred spawn's is checked here.
             self.link_target(slot, row_index, target, row.lane_count());
@@ -527,6 +552,23 @@ impl MotionWorld {
     }
 }
 
+impl MotionWorld {
+    /// `value_type`'s index in the world's list of types (added if new; the last type is
+    /// checked first, as motions of one type come in runs). Past `u16::MAX` types (far more
+    /// than a program has) the index names none, and `value` refuses every type.
+    #[inline]
+    fn value_type_index(&mut self, value_type: std::any::TypeId) -> u16 {
+        if let Some(i) = self.value_types.iter().rposition(|&t| t == value_type) {
+            return i as u16;
+        }
+        if self.value_types.len() >= usize::from(u16::MAX) {
+            return u16::MAX;
+        }
+        self.value_types.push(value_type);
+        (self.value_types.len() - 1) as u16
+    }
+}
+
 /// One motion of a batch: its lane pairs, the row's `params` word, its bind and its target.
 pub(crate) type BatchMotion = (
     [[f32; 2]; 4],
@@ -542,12 +584,12 @@ impl MotionWorld {
     pub(crate) fn insert_batch(
         &mut self,
         base: &BuiltMotion,
-        motions: Vec<BatchMotion>,
+        mut motions: Vec<BatchMotion>,
         handles: &mut Vec<MotionHandle>,
     ) {
         self.reserve(motions.len());
         handles.reserve(motions.len());
-        for (pairs, word, bind, target) in motions {
+        for (pairs, word, bind, target) in motions.drain(..) {
             let built = BuiltMotion {
                 row: crate::core::row::MotionRow {
                     params: word,
@@ -567,7 +609,19 @@ impl MotionWorld {
             };
             handles.push(self.insert_unsettled(built, None));
         }
+        // Kept for the next batch (an emitter's every frame): a fresh list of this size
+        // would be fresh pages, faulted in per batch. Sized by the world, like the lists
+        // `maintain` shrinks.
+        if motions.capacity() > 1024 && motions.capacity() > 4 * self.rows.len() {
+            motions.shrink_to(2 * self.rows.len());
+        }
+        self.batch_scratch = motions;
         self.settle();
+    }
+
+    /// An empty list for a batch's motions, with the room the last batch left.
+    pub(crate) fn batch_list(&mut self) -> Vec<BatchMotion> {
+        std::mem::take(&mut self.batch_scratch)
     }
 }
 

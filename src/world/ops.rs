@@ -1,16 +1,20 @@
 //! Handle operations (docs/semantics.md §7). All O(1): none evaluates any other motion.
 
+use std::any::TypeId;
+
+use super::slots::{Slot, BITS_EXACT, BITS_ROUNDING};
 use super::visit::binds_at;
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::row::MotionRow;
 use crate::core::settings::MotionStatus;
-use crate::core::value::Animatable;
+use crate::core::value::{Animatable, Lanes, RoundingMode};
 use crate::error::MotionError;
 use crate::eval::{progress, Progress};
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.
+    #[inline]
     pub(super) fn live(&self, h: MotionHandle) -> Result<(u32, u32), MotionError> {
         if h.world != self.id {
             return Err(if h.is_none() {
@@ -19,10 +23,20 @@ impl MotionWorld {
                 MotionError::WrongWorld(h)
             });
         }
-        match self.slots.get(h.slot, h.version) {
-            Some(slot) if !self.meta[h.slot as usize].pending_removal => Ok((h.slot, slot.row)),
-            _ => Err(MotionError::Destroyed(h)),
+        match self.live_slot(h) {
+            Some(slot) => Ok((h.slot, slot.row)),
+            None => Err(MotionError::Destroyed(h)),
         }
+    }
+
+    /// The slot of a live motion of this world's (the caller checks `h.world`). Marked
+    /// removals exist only while `removals` lists them, so outside callbacks the metadata is
+    /// not read.
+    #[inline]
+    fn live_slot(&self, h: MotionHandle) -> Option<super::slots::Slot> {
+        self.slots
+            .get(h.slot, h.version)
+            .filter(|_| self.removals.is_empty() || !self.meta[h.slot as usize].pending_removal)
     }
 
     fn row(&self, h: MotionHandle) -> Result<&MotionRow, MotionError> {
@@ -126,19 +140,31 @@ impl MotionWorld {
     /// `f32`), else [`MotionError::TypeMismatch`].
     pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
         let (slot, row_index) = self.live(h)?;
-        let meta = &self.meta[slot as usize];
-        if meta.value_type != Some(std::any::TypeId::of::<T>()) {
+        let entry = self.slots.slots[slot as usize];
+        if self.value_types.get(usize::from(entry.value_type)) != Some(&TypeId::of::<T>()) {
             return Err(MotionError::TypeMismatch(h));
         }
+        let rounding = RoundingMode::from_bits(u32::from(entry.bits & BITS_ROUNDING));
+        Ok(T::from_lanes_rounded(
+            self.lanes_now(entry, row_index, T::LANES as u8),
+            rounding,
+        ))
+    }
+
+    /// The value lanes of the motion in `entry` (at row `row_index`) now: the executor's
+    /// output where it is current (see [`value`](Self::value)), else the exact evaluation.
+    #[inline]
+    pub(super) fn lanes_now(&self, entry: Slot, row_index: u32, lanes: u8) -> Lanes {
+        if self.outputs_current
+            && entry.changed != self.updates as u32
+            && entry.bits & BITS_EXACT == 0
+        {
+            return super::visit::output(&self.rows, row_index, lanes);
+        }
         let row = &self.rows.rows[row_index as usize];
-        let lanes = if self.outputs_current && meta.changed < self.updates && !row.is_child() {
-            super::visit::output(&self.rows, row_index, T::LANES as u8)
-        } else {
-            let now = self.evaluate_index(row_index).1;
-            self.rows
-                .value_at(row_index, &now, self.clocks.now[row.clock_index()])
-        };
-        Ok(T::from_lanes_rounded(lanes, row.rounding()))
+        let now = self.evaluate_index(row_index).1;
+        self.rows
+            .value_at(row_index, &now, self.clocks.now[row.clock_index()])
     }
 
     /// Keeps the motion after it completes (see [`Motion::preserve`](crate::Motion::preserve)).
@@ -309,7 +335,7 @@ impl MotionWorld {
         self.rows.set_row(row_index, row);
         let meta = &mut self.meta[slot as usize];
         meta.stamp = meta.stamp.wrapping_add(1);
-        meta.changed = self.updates;
+        self.slots.slots[slot as usize].changed = self.updates as u32;
     }
 }
 

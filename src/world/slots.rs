@@ -7,12 +7,27 @@ use super::commands::QueueState;
 /// A vacant slot's `row`: not in use.
 pub(crate) const NO_ROW: u32 = u32::MAX;
 
-/// One slot. Occupied when `version` is odd (slotmap's convention).
+/// `Slot::bits`: the value's rounding mode (`RoundingMode` bits, fixed at creation).
+pub(crate) const BITS_ROUNDING: u8 = 7;
+/// `Slot::bits`: the executor's output is never the value (a sequence's child).
+pub(crate) const BITS_EXACT: u8 = 8;
+
+/// One slot. Occupied when `version` is odd (slotmap's convention). Besides the row it holds
+/// what `value(h)` checks, so that call reads 16 bytes and the output, not the slot's
+/// metadata and row.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Slot {
     pub version: u32,
     /// The dense row of the occupant (`NO_ROW` when vacant).
     pub row: u32,
+    /// The update count (low 32 bits) when the row was last written (made or re-anchored):
+    /// its output holds its value only if an evaluation came after. Equal after a wrap only
+    /// sends `value` to its exact path.
+    pub changed: u32,
+    /// The animated type, an index into the world's list of types.
+    pub value_type: u16,
+    /// [`BITS_ROUNDING`] | [`BITS_EXACT`].
+    pub bits: u8,
 }
 
 impl Slot {
@@ -20,6 +35,14 @@ impl Slot {
     pub fn is_occupied(&self) -> bool {
         self.version & 1 == 1
     }
+
+    const VACANT: Slot = Slot {
+        version: 0,
+        row: NO_ROW,
+        changed: 0,
+        value_type: 0,
+        bits: 0,
+    };
 }
 
 /// Slot table. Fresh slot indices and the version they start at live in the command queue's
@@ -72,15 +95,13 @@ impl SlotTable {
         let needed = index as usize + 1;
         if self.slots.len() < needed {
             // Reserved-but-unapplied indices in between stay vacant and off the free list.
-            self.slots.resize(
-                needed,
-                Slot {
-                    version: 0,
-                    row: NO_ROW,
-                },
-            );
+            self.slots.resize(needed, Slot::VACANT);
         }
-        self.slots[index as usize] = Slot { version, row };
+        self.slots[index as usize] = Slot {
+            version,
+            row,
+            ..Slot::VACANT
+        };
     }
 
     /// Frees an occupied slot. A slot whose version would overflow is retired instead of

@@ -84,8 +84,9 @@ impl MotionWorld {
     }
 
     /// Gives a motion that joined a sequence the exact visit (which leaves it to its
-    /// sequence).
+    /// sequence) and `value` its exact path (its row's output is not its value).
     pub(super) fn visit_exactly(&mut self, slot: u32) {
+        self.slots.slots[slot as usize].bits |= super::slots::BITS_EXACT;
         if let Some(i) = self.meta[slot as usize].bound {
             self.bound[i as usize].exact = true;
         }
@@ -155,6 +156,7 @@ impl MotionWorld {
                     // value, so its target gets it now. (In an update, the pass did.)
                     self.write_final_target(slot, now);
                 }
+                self.record_final(slot);
                 self.mark_removal(slot);
                 return false;
             }

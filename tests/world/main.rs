@@ -16,6 +16,7 @@ mod derive;
 mod drop_panics;
 mod examples;
 mod groups;
+mod final_values;
 mod handles;
 mod host_targets;
 #[cfg(feature = "log")]
