@@ -143,20 +143,49 @@ pub(crate) fn quat_inv_sin(theta: f32) -> f32 {
 /// rotations are then equal to f32 precision, and `1/sin θ` would overflow at `θ = 0`).
 pub(crate) const QUAT_MIN_ANGLE: f32 = 1e-6;
 
-/// The largest `|x|` for which [`sin_fast`] uses its polynomial ([`sin_poly`]).
+/// The range of [`sin_poly`]: `|x| ≤ π/2` (the tests' bound; [`sin_reduced`] extends it).
+#[cfg(test)]
 pub(crate) const SIN_POLY_MAX: f32 = std::f32::consts::FRAC_PI_2;
 
+/// The largest `|x|` for which [`sin_fast`] uses its polynomial ([`sin_reduced`]): its
+/// reduction's rounding (`k·PI_LO`) grows with the multiple `k` of π, to 2e-7 here.
+pub(crate) const SIN_REDUCED_MAX: f32 = 4096.0;
+
 /// `sin(x)`: a degree-11 Taylor polynomial on `[−π/2, π/2]` (error below 6e-8, about an
-/// f32 ulp; every slerp angle of `p ∈ [0, 1]` lies there), `f32::sin` elsewhere. A few times
-/// faster than libm's `sinf` on the CPU executor's slerp path; the GPU uses its `sin`.
+/// f32 ulp; every slerp angle of `p ∈ [0, 1]` lies there) and, by [`sin_reduced`], beyond
+/// it up to [`SIN_REDUCED_MAX`] (the angles of eases that overshoot and of Incremental
+/// loops); `f32::sin` further out. A few times faster than libm's `sinf` on the CPU
+/// executor's slerp path, which runs it in SIMD; the GPU uses its `sin`.
 #[inline]
 #[must_use]
 pub(crate) fn sin_fast(x: f32) -> f32 {
-    if x.abs() <= SIN_POLY_MAX {
-        sin_poly(x)
+    if x.abs() <= SIN_REDUCED_MAX {
+        sin_reduced(x)
     } else {
         x.sin()
     }
+}
+
+/// `π` in two parts for [`sin_reduced`]: `k·PI_HI` is exact for `|k| < 2¹⁶`.
+pub(crate) const PI_HI: f32 = 3.140_625; // 201/64
+/// `π − PI_HI`.
+pub(crate) const PI_LO: f32 = 9.676_536e-4;
+/// `1.5·2²³`: `y + ROUND_MAGIC` rounds `y` to an integer (ties to even, `|y| < 2²²`), held
+/// in its last bits (its ulp is 1).
+pub(crate) const ROUND_MAGIC: f32 = 12_582_912.0;
+
+/// `sin(x)` for `|x|` up to [`SIN_REDUCED_MAX`] (within 3e-7 of `f32::sin`; a test checks):
+/// reduced by the nearest multiple `k` of π in two parts, then [`sin_poly`], its sign
+/// flipped for odd `k` (the last bit of `x/π + ROUND_MAGIC`, an even number). Branch-free,
+/// so it runs in SIMD (keep in sync with `cpu/lanes_avx2.rs`); for `|x| ≤ π/2`, `k` is 0
+/// and this is `sin_poly(x)` bit for bit.
+#[inline(always)]
+#[must_use]
+pub(crate) fn sin_reduced(x: f32) -> f32 {
+    let shifted = x * std::f32::consts::FRAC_1_PI + ROUND_MAGIC;
+    let k = shifted - ROUND_MAGIC;
+    let r = (x - k * PI_HI) - k * PI_LO;
+    f32::from_bits(sin_poly(r).to_bits() ^ (shifted.to_bits() << 31))
 }
 
 /// [`sin_poly`]'s coefficients of `x³`, `x⁵`, …, `x¹¹` (Taylor's, rounded to f32).
@@ -197,4 +226,25 @@ pub(crate) fn quat_angle(a: Lanes, b: Lanes) -> f32 {
 #[must_use]
 pub(crate) fn lerp(from: f32, to: f32, p: f32) -> f32 {
     from + (to - from) * p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`sin_reduced`] is `sin_poly` bit for bit on `[−π/2, π/2]` and within 3e-7 of
+    /// `f32::sin` up to [`SIN_REDUCED_MAX`].
+    #[test]
+    fn sin_reduced_is_sin_poly_extended() {
+        let half_pi = SIN_POLY_MAX;
+        let steps = (-99_999..=99_999).map(|i| i as f32 * (half_pi / 100_000.0));
+        for x in steps.chain([half_pi, -half_pi, 0.0, -0.0]) {
+            assert_eq!(sin_reduced(x).to_bits(), sin_poly(x).to_bits(), "{x}");
+        }
+        let steps = (0..=800_000).map(|i| i as f32 * 0.010_24 - SIN_REDUCED_MAX);
+        for x in steps.chain([SIN_REDUCED_MAX, 1000.0, -777.7, 3.0, -2.0]) {
+            let (got, want) = (sin_reduced(x), x.sin());
+            assert!((got - want).abs() <= 3e-7, "{x}: {got} vs {want}");
+        }
+    }
 }

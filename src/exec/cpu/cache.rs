@@ -4,9 +4,9 @@
 //! `x = w·r + c`, the ease and the lerp instead of the f64 clock and loop arithmetic.
 //!
 //! Rows outside their segment (loop ends, completion, new or re-anchored rows) take the exact
-//! path, [`progress`], which also gives them their next segment; in chunks whose rows loop for
-//! ever, forward and back to back, a segment serves every loop of the epoch ([`fold`]) and
-//! only rows at a loop boundary take the exact path. A chunk is up to [`GROUPS`] runs of rows
+//! path, [`progress`], which also gives them their next segment; in chunks whose rows loop
+//! forward, a segment serves every loop of the epoch, every-loop delays included ([`fold`]),
+//! and only rows at a loop boundary take the exact path. A chunk is up to [`GROUPS`] runs of rows
 //! of one ease and loop type (the table keeps rows grouped by configuration, so most chunks
 //! are one run, and a chunk where two groups meet is two), each eased by its own loop. A
 //! chunk whose rows do not share a time kind, that has more runs, or rows the cache does not
@@ -94,6 +94,9 @@ pub(crate) struct Cache {
     pub theta: Vec<Column>,
     /// See `theta`.
     pub inv_sin: Vec<Column>,
+    /// Each row's [`segment::span`], read by chunks that fold every-loop delays
+    /// ([`Head::every`]).
+    pub span: Vec<Column>,
 }
 
 impl Cache {
@@ -112,6 +115,7 @@ impl Cache {
                 &mut self.off,
                 &mut self.theta,
                 &mut self.inv_sin,
+                &mut self.span,
             ] {
                 column.truncate(chunks);
                 column.shrink_to(target);
@@ -125,6 +129,7 @@ impl Cache {
         self.off.resize(chunks, zero);
         self.theta.resize(chunks, zero);
         self.inv_sin.resize(chunks, zero);
+        self.span.resize(chunks, Column([1.0; CHUNK]));
     }
 
     /// Row `i` changed.
@@ -153,6 +158,7 @@ impl Cache {
             off: self.off.as_mut_ptr(),
             theta: self.theta.as_mut_ptr(),
             inv_sin: self.inv_sin.as_mut_ptr(),
+            span: self.span.as_mut_ptr(),
         }
     }
 }
@@ -167,6 +173,7 @@ pub(crate) struct CachePtr {
     off: *mut Column,
     theta: *mut Column,
     inv_sin: *mut Column,
+    span: *mut Column,
 }
 // SAFETY: only dereferenced at disjoint chunks (see `CachePtr::chunk`).
 unsafe impl Send for CachePtr {}
@@ -189,6 +196,7 @@ impl CachePtr {
                 off: &mut (*self.off.add(index)).0,
                 theta: &mut (*self.theta.add(index)).0,
                 inv_sin: &mut (*self.inv_sin.add(index)).0,
+                span: &mut (*self.span.add(index)).0,
             }
         }
     }
@@ -259,11 +267,17 @@ pub(crate) struct Head {
     lanes: u8,
     /// The rows with another adapter than lerp (found by `classify`).
     adapters: AdapterMasks,
-    /// Every row loops for ever, forward, without a delay between loops: the hot loop folds
-    /// whole loops into each row's segment ([`fold`]), and a re-base moves the segments
-    /// along ([`segment::rebased`]).
+    /// Every row loops forward (finite or not), with no every-loop delay or one of at most
+    /// [`MAX_GAP`] loops: the hot loop folds whole loops (and delays) into each row's
+    /// segment ([`fold`]), and a re-base moves the segments along ([`segment::rebased`]).
     derive: bool,
+    /// `derive`, and some row has an every-loop delay: the hot loop reads `span`.
+    every: bool,
 }
+
+/// The longest every-loop delay a folding chunk takes, in loops: the fold's rounding in `x`
+/// grows with the span (`1 + delay/duration`, see `segment::span`).
+const MAX_GAP: f32 = 3.0;
 
 impl Default for Head {
     fn default() -> Self {
@@ -281,6 +295,7 @@ impl Default for Head {
             lanes: 1,
             adapters: AdapterMasks::default(),
             derive: false,
+            every: false,
         }
     }
 }
@@ -294,6 +309,7 @@ pub(crate) struct Chunk<'a> {
     off: &'a mut [f32; CHUNK],
     theta: &'a mut [f32; CHUNK],
     inv_sin: &'a mut [f32; CHUNK],
+    span: &'a mut [f32; CHUNK],
 }
 
 impl Head {
@@ -301,7 +317,7 @@ impl Head {
     fn classify(&mut self, rows: &[MotionRow]) {
         let first = rows[0].flags;
         let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
-        let mut gapless = true;
+        let (mut gapless, mut every) = (true, false);
         let mut groups = Groups::default();
         let mut key = u32::MAX;
         for (i, r) in rows.iter().enumerate() {
@@ -309,13 +325,15 @@ impl Head {
             lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
             adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
             excluded |= r.flags & FLAG_CHILD != 0;
-            // A forward clock, loops back to back (a first-loop delay is over by the first
-            // moving segment; an every-loop one is a gap); finite loops end their folded
-            // segments (`segment::fold_end`).
+            // A forward clock (a first-loop delay is over by the first moving segment; an
+            // every-loop one is folded into each period, up to `MAX_GAP`); finite loops end
+            // their folded segments (`segment::fold_end`).
+            let gap = r.flags & FLAG_EVERY_LOOP_DELAY != 0 && r.delay > 0.0;
+            every |= gap;
             gapless &= r.speed > 0.0
                 && r.speed.is_finite()
                 && r.duration > 0.0
-                && (r.flags & FLAG_EVERY_LOOP_DELAY == 0 || r.delay == 0.0);
+                && (!gap || r.delay <= MAX_GAP * r.duration);
             // Ease and loop type: a new run where they change.
             if r.flags & 0x3ff != key {
                 key = r.flags & 0x3ff;
@@ -339,9 +357,10 @@ impl Head {
         let fast = differ == 0 && !excluded;
         let kind = (first >> FLAG_CLOCK_SHIFT) as u8;
         // (A folded segment means another thing than a per-loop one: either change drops them.)
+        let every = every && gapless;
         let same = self.state == State::Fast
             && (kind, groups) == (self.kind, self.groups)
-            && gapless == self.derive;
+            && (gapless, every) == (self.derive, self.every);
         if !same {
             // Segments made for other rows (or none): refresh every row on first use.
             self.rebase_at = -1.0;
@@ -354,6 +373,7 @@ impl Head {
             AdapterMasks::default()
         };
         self.derive = gapless;
+        self.every = every;
         self.state = if fast { State::Fast } else { State::Slow };
         self.dirty = false;
     }
@@ -500,7 +520,8 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
         let ease = Ease::from_bits(u32::from(groups.ease[0]));
         let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
         let (e, near) = if fold {
-            fold::fold_segment(ease, groups.loop_type[0], &s, w)
+            let span = if chunk.head.every { chunk.span[0] } else { 1.0 };
+            fold::fold_segment(ease, groups.loop_type[0], &s, span, w)
         } else {
             (segment_eased(ease, groups.loop_type[0], &s, w), false)
         };

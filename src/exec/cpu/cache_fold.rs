@@ -1,6 +1,7 @@
-//! Whole loops folded into the segment cache's hot loop, for chunks whose rows loop for ever,
-//! forward and back to back ([`Head::derive`](super::Head)): a row's moving segment
-//! `v = w·r + c`, made for one loop, serves every later loop of the epoch. `v` is folded into
+//! Whole loops folded into the segment cache's hot loop, for chunks whose rows loop forward
+//! ([`Head::derive`](super::Head)): a row's moving segment `v = w·r + c`, made for one loop,
+//! serves every later loop of the epoch (and every-loop delays: `v` then counts periods of
+//! delay and loop, see [`fold`]). `v` is folded into
 //! the loop it lands in (`x = v − ⌊v⌋`, Yoyo's a triangle wave of `v`) and `⌊v⌋` gives the
 //! loops since the segment's first (Flip's mirror, Incremental's offset; see
 //! [`segment::folded`](super::segment::folded)), so a loop end costs nothing. Rows within the
@@ -45,16 +46,46 @@ fn floor32<const AVX2: bool>(v: f32) -> f32 {
 /// (near a boundary the progress is garbage: the exact path's replaces it). A constant
 /// segment (`r = 0`, `c` in `[0, 1)`, see [`segment::folded`](super::segment::folded)) folds
 /// to itself.
+///
+/// With `EVERY` (a chunk with every-loop delays), `v` counts periods of delay and loop
+/// ([`segment::folded`](super::segment::folded)): `x` comes from the phase `φ = v − ⌊v⌋`
+/// and the row's `span` ([`segment::span`](super::segment::span)), 0 through the delay, and
+/// the position returned is `φ` (near a boundary where `x` is, for the other loop types).
 #[inline(always)]
-pub(super) fn fold<const LT: u8, const AVX2: bool>(
+#[allow(clippy::too_many_arguments)]
+pub(super) fn fold<const LT: u8, const AVX2: bool, const EVERY: bool>(
     f: &impl Fn(f32) -> f32,
     e1: f32,
     r: f32,
     c: f32,
     off: f32,
+    span: f32,
     w: f32,
 ) -> (f32, f32) {
     let v = w * r + c;
+    if EVERY {
+        let j = floor32::<AVX2>(v);
+        let phase = v - j; // exact
+        let x = (phase * span - (span - 1.0)).clamp(0.0, 1.0);
+        let odd = || {
+            let h = v * 0.5;
+            h - floor32::<AVX2>(h) >= 0.5
+        };
+        let e = match LT {
+            1 => {
+                let e = f(x);
+                if odd() {
+                    1.0 - e
+                } else {
+                    e
+                }
+            }
+            2 => off + e1 * j + f(x),
+            3 => f(if odd() { 1.0 - x } else { x }),
+            _ => f(x),
+        };
+        return (e, phase);
+    }
     if LT == 3 {
         // Yoyo: forward on even loops, backward on odd ones (`v` counts from an even loop,
         // see `segment::folded`): a triangle wave. `v − 2·round(v/2)` is exact.
@@ -103,13 +134,20 @@ pub(super) fn fold_segment(
     f: impl Fn(f32) -> f32,
     loop_type: u8,
     s: &Segment,
+    span: f32,
     w: f32,
 ) -> (f32, bool) {
-    let (e, x) = match loop_type {
-        1 => fold::<1, false>(&f, 0.0, s.r, s.c, s.off, w),
-        2 => fold::<2, false>(&f, f(1.0), s.r, s.c, s.off, w),
-        3 => fold::<3, false>(&f, 0.0, s.r, s.c, s.off, w),
-        _ => fold::<0, false>(&f, 0.0, s.r, s.c, s.off, w),
+    let (r, c, off) = (s.r, s.c, s.off);
+    // (Span 1 folds alike in both: the plain fold unless there is a delay to fold.)
+    let (e, x) = match (loop_type, span != 1.0) {
+        (1, false) => fold::<1, false, false>(&f, 0.0, r, c, off, 1.0, w),
+        (2, false) => fold::<2, false, false>(&f, f(1.0), r, c, off, 1.0, w),
+        (3, false) => fold::<3, false, false>(&f, 0.0, r, c, off, 1.0, w),
+        (_, false) => fold::<0, false, false>(&f, 0.0, r, c, off, 1.0, w),
+        (1, true) => fold::<1, false, true>(&f, 0.0, r, c, off, span, w),
+        (2, true) => fold::<2, false, true>(&f, f(1.0), r, c, off, span, w),
+        (3, true) => fold::<3, false, true>(&f, 0.0, r, c, off, span, w),
+        (_, true) => fold::<0, false, true>(&f, 0.0, r, c, off, span, w),
     };
     (e, near(x, s.r))
 }
@@ -145,23 +183,31 @@ fn by_loop<const AVX2: bool>(
     w: f32,
     p: &mut [f32; CHUNK],
 ) -> bool {
+    if chunk.head.every {
+        return match loop_type {
+            1 => by_row::<1, AVX2, true>(&f, 0.0, chunk, w, p),
+            2 => by_row::<2, AVX2, true>(&f, f(1.0), chunk, w, p),
+            3 => by_row::<3, AVX2, true>(&f, 0.0, chunk, w, p),
+            _ => by_row::<0, AVX2, true>(&f, 0.0, chunk, w, p),
+        };
+    }
     match loop_type {
-        1 => by_row::<1, AVX2>(&f, 0.0, chunk, w, p),
-        2 => by_row::<2, AVX2>(&f, f(1.0), chunk, w, p),
-        3 => by_row::<3, AVX2>(&f, 0.0, chunk, w, p),
-        _ => by_row::<0, AVX2>(&f, 0.0, chunk, w, p),
+        1 => by_row::<1, AVX2, false>(&f, 0.0, chunk, w, p),
+        2 => by_row::<2, AVX2, false>(&f, f(1.0), chunk, w, p),
+        3 => by_row::<3, AVX2, false>(&f, 0.0, chunk, w, p),
+        _ => by_row::<0, AVX2, false>(&f, 0.0, chunk, w, p),
     }
 }
 
 #[inline(always)]
-fn by_row<const LT: u8, const AVX2: bool>(
+fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
     f: &impl Fn(f32) -> f32,
     e1: f32,
     chunk: &Chunk<'_>,
     w: f32,
     p: &mut [f32; CHUNK],
 ) -> bool {
-    let (c, off) = (&*chunk.c, &*chunk.off);
+    let (c, off, span) = (&*chunk.c, &*chunk.off, &*chunk.span);
     if chunk.head.same_r {
         // One margin for the chunk: the smallest and largest `x` say whether any row is near.
         // Compared as integers (the bits of floats ≥ 0 order as the floats do; a negative
@@ -170,7 +216,7 @@ fn by_row<const LT: u8, const AVX2: bool>(
         let r0 = chunk.r[0];
         let (mut lo, mut hi) = (i32::MAX, i32::MIN);
         for (i, p) in p.iter_mut().enumerate() {
-            let (e, x) = fold::<LT, AVX2>(f, e1, r0, c[i], off[i], w);
+            let (e, x) = fold::<LT, AVX2, EVERY>(f, e1, r0, c[i], off[i], span[i], w);
             *p = e;
             let bits = x.to_bits() as i32;
             lo = lo.min(bits);
@@ -184,7 +230,7 @@ fn by_row<const LT: u8, const AVX2: bool>(
         // An integer OR, which vectorises (a bool one may not).
         let mut any = 0u32;
         for (i, p) in p.iter_mut().enumerate() {
-            let (e, x) = fold::<LT, AVX2>(f, e1, r[i], c[i], off[i], w);
+            let (e, x) = fold::<LT, AVX2, EVERY>(f, e1, r[i], c[i], off[i], span[i], w);
             *p = e;
             any |= u32::from(near(x, r[i]));
         }
@@ -223,8 +269,14 @@ pub(super) fn near_mask(
 fn mask_of<const LT: u8>(same_r: bool, [r, c, off]: [&[f32; CHUNK]; 3], w: f32) -> u64 {
     let id = |x: f32| x;
     let mut flags = [0u32; CHUNK];
-    let flag =
-        |ri: f32, i: usize| u32::from(near(fold::<LT, false>(&id, 0.0, ri, c[i], off[i], w).1, ri));
+    // (Whether a row is near does not depend on its span: the phase `φ` of `EVERY` is near
+    // a boundary where `x` is without it.)
+    let flag = |ri: f32, i: usize| {
+        u32::from(near(
+            fold::<LT, false, false>(&id, 0.0, ri, c[i], off[i], 1.0, w).1,
+            ri,
+        ))
+    };
     // (Two loops: a select of `r[0]` or `r[i]` inside one keeps it from vectorising.)
     if same_r {
         for (i, f) in flags.iter_mut().enumerate() {
@@ -248,7 +300,7 @@ fn mask_of<const LT: u8>(same_r: bool, [r, c, off]: [&[f32; CHUNK]; 3], w: f32) 
 
 #[cfg(test)]
 mod tests {
-    use super::super::segment::{folded, rebased, segment};
+    use super::super::segment::{folded, rebased, segment, span};
     use super::*;
     use crate::core::row::{pack_flags, MotionRow};
     use crate::core::settings::{DelayType, LoopType, TimeKind};
@@ -290,12 +342,17 @@ mod tests {
     /// ends on one folded segment per epoch (made once from the reference, then only moved
     /// by [`rebased`] at each re-base): every prediction away from a boundary within the
     /// tolerance of the reference, the boundaries flagged, and the reference needed only
-    /// there.
+    /// there. Every-loop delays fold too: the delay is part of each folded period.
     #[test]
     fn folded_segments_predict_the_reference() {
         for ease in [Ease::OutQuad, Ease::InOutSine, Ease::OutBack, Ease::Linear] {
             for lt in LoopType::ALL {
-                for (dt, delay) in [(DelayType::FirstLoop, 0.5f32), (DelayType::EveryLoop, 0.0)] {
+                for (dt, delay) in [
+                    (DelayType::FirstLoop, 0.5f32),
+                    (DelayType::EveryLoop, 0.0),
+                    (DelayType::EveryLoop, 0.3),
+                    (DelayType::EveryLoop, 1.7),
+                ] {
                     for speed in [1.0f32, 0.5, 3.7] {
                         walk(row(ease, speed, delay, lt, dt), lt as u8);
                     }
@@ -307,8 +364,13 @@ mod tests {
     fn walk(r: MotionRow, lt: u8) {
         let f = |x: f32| r.ease().evaluate(x);
         let mut epoch = 11.0;
-        // Start inside the second loop, from the reference.
-        let mut w = 10.0 + f64::from(r.delay + 2.5) / f64::from(r.speed);
+        // Start inside the second loop (past its delay), from the reference.
+        let start = if r.delay_type() == DelayType::EveryLoop {
+            r.duration + 2.0 * r.delay + 1.0
+        } else {
+            r.delay + 2.5
+        };
+        let mut w = 10.0 + f64::from(start) / f64::from(r.speed);
         let mut s = folded(
             &r,
             epoch,
@@ -327,7 +389,7 @@ mod tests {
                 epoch = to;
             }
             let rel = (w - epoch) as f32;
-            let (got, is_near) = fold_segment(f, lt, &s, rel);
+            let (got, is_near) = fold_segment(f, lt, &s, span(&r, &s), rel);
             loops = loops.max((rel * s.r + s.c).floor());
             let want = progress(&r, r.clock(w)).eased;
             if is_near {
@@ -353,7 +415,8 @@ mod tests {
         let id = |x: f32| x;
         // r = 0.5 loops/s, loop end at w = 2.
         let (r, c) = (0.5, 0.0);
-        let near_at = |r: f32, w: f32| near(fold::<0, false>(&id, 0.0, r, c, 0.0, w).1, r);
+        let near_at =
+            |r: f32, w: f32| near(fold::<0, false, false>(&id, 0.0, r, c, 0.0, 1.0, w).1, r);
         for w in [1.999_999, 2.0, 2.000_001, 0.0, 4.0] {
             assert!(near_at(r, w), "{w}");
         }

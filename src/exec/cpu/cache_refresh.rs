@@ -126,6 +126,7 @@ pub(super) fn refresh(
     // that column would miss, the hot loop not having touched it.
     // (Folded Flip segments leave `off` at 0 too.)
     let uses_off = head.groups.any_loop(2) || (head.groups.any_loop(1) && !fold);
+    let every = head.every;
     while bits != 0 {
         let i = bits.trailing_zeros() as usize;
         bits &= bits - 1;
@@ -159,10 +160,15 @@ pub(super) fn refresh(
             }
         };
         p[i] = eased;
+        // (A folding chunk with every-loop delays: `x` from the period's phase.)
+        let span = if every { segment::span(row, &s) } else { 1.0 };
         if full && i == first {
             (chunk.r[0], chunk.c[0]) = (s.r, s.c);
             if uses_off {
                 chunk.off[0] = s.off;
+            }
+            if every {
+                chunk.span[0] = span;
             }
         }
         let (r0, c0) = (chunk.r[0], chunk.c[0]);
@@ -170,7 +176,8 @@ pub(super) fn refresh(
         same_r &= kept_r;
         same_all &= same_r
             && s.c.to_bits() == c0.to_bits()
-            && (!uses_off || s.off.to_bits() == chunk.off[0].to_bits());
+            && (!uses_off || s.off.to_bits() == chunk.off[0].to_bits())
+            && (!every || span.to_bits() == chunk.span[0].to_bits());
         // Always written, even while the rows share `r[0]`: once a later refresh splits them,
         // the hot loop reads every row's own `r[i]`, which must not be a stale one.
         chunk.r[i] = s.r;
@@ -179,7 +186,11 @@ pub(super) fn refresh(
         if uses_off {
             chunk.off[i] = s.off;
         }
-        head.max_r = head.max_r.max(s.r.abs());
+        if every {
+            chunk.span[i] = span;
+        }
+        // (The rounding of `v` is stretched by the span in `x`.)
+        head.max_r = head.max_r.max(s.r.abs() * span);
     }
     if stale != 0 {
         head.min_hi = min_of(chunk.hi, n);

@@ -99,8 +99,8 @@ fn chunks_of_several_runs_follow_the_reference() {
 /// bursts, with short loops (hundreds of loop ends per row) over a long run (many re-bases),
 /// every loop type, both delay types (a first-loop delay; an every-loop delay of 0), and
 /// steps from 0 to more than a loop: within the tolerance of the reference at every update.
-/// Chunks with one row that cannot derive (a negative or zero speed, an every-loop delay)
-/// keep the exact path at loop ends, and are checked the same way; a row with finite loops
+/// Chunks with one row that cannot derive (a negative or zero speed, an every-loop delay
+/// longer than `MAX_GAP` loops) keep the exact path at loop ends, and are checked the same way; a row with finite loops
 /// derives too (its folded segment ends with its last loop).
 #[test]
 fn derived_segments_follow_the_reference() {
@@ -138,7 +138,7 @@ fn derived_segments_follow_the_reference() {
                     1 => row.speed = 0.0,
                     2 => {
                         row.flags = pack_flags(ease, lt, DelayType::EveryLoop, kind, 1, 0);
-                        row.delay = 0.2;
+                        row.delay = 3.5 * row.duration;
                     }
                     _ => row.loops = 500,
                 }
@@ -228,6 +228,59 @@ fn folded_chunks_follow_the_reference() {
             assert!(folded.count() >= CHUNK - 4, "chunk {index}");
             assert!(head.same_r, "chunk {index}");
         }
+    }
+}
+
+/// Chunks whose rows have every-loop delays (the benchmark's mix has one row in seven so),
+/// of up to `MAX_GAP` loops, infinite and finite loops, every loop type, staggered on a
+/// lattice of 1/600 s (rows land on loop and delay boundaries) and in bursts, over many
+/// loops and re-bases, in both builds: within the tolerance of the reference at every
+/// update, and every chunk folds them (`derive`, `every`).
+#[test]
+fn gapped_chunks_follow_the_reference() {
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let now = [250.0, 0.0, 1_000.5];
+    let mut rows = Vec::new();
+    for chunk in 0..40 {
+        let ease = rng.pick(&[
+            Ease::OutQuad,
+            Ease::InOutCubic,
+            Ease::OutBack,
+            Ease::OutSine,
+        ]);
+        let lt = LoopType::ALL[chunk % 4];
+        let kind = rng.pick(&[TimeKind::Scaled, TimeKind::Unscaled, TimeKind::Realtime]);
+        let speed = rng.pick(&[1.0, 1.0, 0.5, 2.0, 3.7]);
+        let duration = rng.pick(&[2.0, 0.5, 1.0, 0.3]);
+        let burst = chunk % 8 == 3;
+        for k in 0..CHUNK {
+            let delay = rng.pick(&[0.1, 0.25, 0.0, MAX_GAP * duration]);
+            let mut row = MotionRow {
+                speed,
+                duration,
+                delay,
+                loops: rng.pick(&[-1, -1, 1000, 9]),
+                flags: pack_flags(ease, lt, DelayType::EveryLoop, kind, 1, 0),
+                ..MotionRow::zeroed()
+            };
+            if burst {
+                (row.delay, row.loops) = (0.1, -1);
+            }
+            let clock = if burst {
+                0.5
+            } else {
+                ((k * 37 + chunk * 11) % 700) as f64 / 600.0 - 0.2
+            };
+            row.anchor(now[kind as usize], clock);
+            rows.push(row);
+        }
+    }
+    let steps = [1.0 / 60.0, 1.0 / 60.0, 1.0 / 60.0, 1.0 / 144.0, 0.0, 0.5];
+    for with_avx2 in builds() {
+        let (mut rows, mut now) = (rows.clone(), now);
+        let cache = follow_the_reference(&mut rows, &mut now, &mut rng, 3000, &steps, with_avx2);
+        let folding = |h: &Head| h.derive && h.every && h.state == State::Fast;
+        assert!(cache.heads.iter().all(folding), "AVX2 {with_avx2}");
     }
 }
 

@@ -1,6 +1,7 @@
 //! The eases whose reference calls `sin`, `cos` or `powf` (Sine, Expo, Elastic), for the
-//! segment cache's hot loop: the same formulas with polynomial `sin` and `exp2` that compile
-//! to SIMD, where the libm calls run row by row (they were a fifth of a mixed world's update).
+//! segment cache's hot loop: the same formulas with polynomial `sin` (the slerp's,
+//! [`sin_reduced`]) and `exp2` that compile to SIMD, where the libm calls run row by row
+//! (they were a fifth of a mixed world's update).
 //! Within 1e-6 of the reference in `[0, 1]` (a test checks), far inside the tolerance the
 //! cache already keeps (`segment`), and exact at the ends, as every ease is: `E(0) = 0`,
 //! `E(1) = 1`. Every other ease is the reference's own.
@@ -8,6 +9,7 @@
 use std::f32::consts::PI;
 
 use crate::core::ease::Ease;
+use crate::eval::adapters::{sin_reduced as sin, ROUND_MAGIC};
 
 /// Elastic angular constants (as `eval/easing.rs`).
 const ELASTIC_C4: f32 = (2.0 * PI) / 3.0;
@@ -16,24 +18,7 @@ const ELASTIC_C5: f32 = (2.0 * PI) / 4.5;
 /// Nearest integer for `|x| < 2²²` (ties to even), without SSE4.1.
 #[inline(always)]
 fn round(x: f32) -> f32 {
-    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23
-    (x + MAGIC) - MAGIC
-}
-
-/// `sin(y)` for `|y|` up to about 1e4 (the eases' arguments stay under 25): reduced by
-/// multiples of π in two parts (`k·PI_HI` exact), then the Taylor polynomial to degree 11
-/// on `[−π/2, π/2]` (truncation < 6e-8), its sign flipped for odd multiples.
-#[inline(always)]
-fn sin(y: f32) -> f32 {
-    const PI_HI: f32 = 3.140_625; // 201/64
-    const PI_LO: f32 = 9.676_536e-4; // π − PI_HI
-    let k = round(y * (1.0 / PI));
-    let r = (y - k * PI_HI) - k * PI_LO;
-    let r2 = r * r;
-    let p = r2 * (1.0 / 362_880.0 - r2 * (1.0 / 39_916_800.0));
-    let p = r + r * r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + p)));
-    let odd = (k as i32 as u32) & 1;
-    f32::from_bits(p.to_bits() ^ (odd << 31))
+    (x + ROUND_MAGIC) - ROUND_MAGIC
 }
 
 #[inline(always)]

@@ -9,15 +9,19 @@
 //! neighbouring rows straight from the lane columns where most of a block's rows are
 //! quaternions, the others gathered eight at a time, with the operations of
 //! [`quat_interpolate`](crate::value::quat_interpolate) and per-row constants found when the
-//! rows change ([`QuatColumns`]), so their results equal it bit for bit; punch and shake
-//! rows, and quaternion rows whose angles leave the range of the sine polynomial (eases that
-//! overshoot far, Incremental loops), take the scalar [`row_value`].
+//! rows change ([`QuatColumns`]), so their results equal it bit for bit (angles beyond π/2,
+//! of eases that overshoot and Incremental loops, reduced into the sine polynomial's range as
+//! the reference does, [`sin_reduced`]); punch and shake rows, and quaternion rows whose
+//! angles leave [`SIN_REDUCED_MAX`], take the scalar [`row_value`].
 
 use crate::core::row::MotionRow;
 use crate::core::value::Interpolation;
 use crate::eval::adapters::{
-    lerp, quat_inv_sin, row_value, sin_poly, QUAT_MIN_ANGLE, SIN_POLY_MAX,
+    lerp, quat_inv_sin, row_value, sin_reduced, QUAT_MIN_ANGLE, SIN_REDUCED_MAX,
 };
+// (The tests count the rows whose angles leave `sin_poly`'s own range.)
+#[cfg(test)]
+use crate::eval::adapters::SIN_POLY_MAX;
 
 /// Neighbouring rows evaluated together as quaternions: one AVX vector (two SSE ones) per
 /// operation.
@@ -278,7 +282,7 @@ struct QuatGroup {
 impl QuatGroup {
     /// `out ← quat_interpolate(from, to, p, θ)` for every entry, the entries of `exact`
     /// (bit `j`) nlerp: the operations of [`quat_block`]. Returns the entries whose angles
-    /// leave the sine polynomial's range (as `quat_block`).
+    /// leave [`SIN_REDUCED_MAX`] (as `quat_block`).
     #[inline(always)]
     fn evaluate(&mut self, exact: u32) -> u32 {
         let mut outside = [false; BLOCK];
@@ -288,8 +292,8 @@ impl QuatGroup {
             // The angles `quat_interpolate` passes to `sin_fast`, formed the same way.
             let (xa, xb) = ((1.0 - p) * theta, p * theta);
             let slerp = theta > QUAT_MIN_ANGLE;
-            outside[j] = slerp && !(xa.abs() <= SIN_POLY_MAX && xb.abs() <= SIN_POLY_MAX);
-            let (sa, sb) = (sin_poly(xa), sin_poly(xb));
+            outside[j] = slerp && !(xa.abs() <= SIN_REDUCED_MAX && xb.abs() <= SIN_REDUCED_MAX);
+            let (sa, sb) = (sin_reduced(xa), sin_reduced(xb));
             let wa = if slerp { sa * self.inv_sin[j] } else { 1.0 - p };
             let wb = if slerp { sb * self.inv_sin[j] } else { p };
             let r = [0, 1, 2, 3].map(|k| self.pairs[k][j][0] * wa + self.pairs[k][j][1] * wb);
@@ -465,7 +469,7 @@ fn block<'a>(
 /// normalized in full.
 /// The same operations as `quat_interpolate`, its branches as selects, in loops over the
 /// block that compile to vector code. Returns the entries (bit `j`) whose slerp angles leave
-/// the sine polynomial's range (or are NaN), where `quat_interpolate` calls `f32::sin`:
+/// [`SIN_REDUCED_MAX`] (or are NaN), where `quat_interpolate` calls `f32::sin`:
 /// their results are garbage.
 #[inline(always)]
 fn quat_block(
@@ -494,14 +498,18 @@ fn quat_block(
         // The angles `quat_interpolate` passes to `sin_fast`, formed the same way.
         let (xa, xb) = ((1.0 - p) * theta, p * theta);
         let slerp = theta > QUAT_MIN_ANGLE;
-        let inside = xa.abs() <= SIN_POLY_MAX && xb.abs() <= SIN_POLY_MAX;
+        let inside = xa.abs() <= SIN_REDUCED_MAX && xb.abs() <= SIN_REDUCED_MAX;
         outside |= u32::from(slerp && !inside) << j;
         let wa = if slerp {
-            sin_poly(xa) * inv_sin[j]
+            sin_reduced(xa) * inv_sin[j]
         } else {
             1.0 - p
         };
-        let wb = if slerp { sin_poly(xb) * inv_sin[j] } else { p };
+        let wb = if slerp {
+            sin_reduced(xb) * inv_sin[j]
+        } else {
+            p
+        };
         let v0 = a[0][j] * wa + b[0][j] * wb;
         let v1 = a[1][j] * wa + b[1][j] * wb;
         let v2 = a[2][j] * wa + b[2][j] * wb;

@@ -14,14 +14,15 @@
 
 use std::arch::x86_64::{
     __m256, _mm256_add_ps, _mm256_and_ps, _mm256_and_si256, _mm256_andnot_ps, _mm256_blendv_ps,
-    _mm256_castpd_ps, _mm256_castps_pd, _mm256_castsi256_ps, _mm256_cmp_ps, _mm256_cmpeq_epi32,
-    _mm256_div_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps, _mm256_permute4x64_pd,
-    _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps, _mm256_shuffle_ps,
-    _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps, _CMP_GT_OQ, _CMP_LE_OQ,
+    _mm256_castpd_ps, _mm256_castps_pd, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,
+    _mm256_cmpeq_epi32, _mm256_div_ps, _mm256_loadu_ps, _mm256_movemask_ps, _mm256_mul_ps,
+    _mm256_permute4x64_pd, _mm256_set1_epi32, _mm256_set1_ps, _mm256_setr_epi32, _mm256_setzero_ps,
+    _mm256_shuffle_ps, _mm256_slli_epi32, _mm256_sqrt_ps, _mm256_storeu_ps, _mm256_sub_ps,
+    _mm256_xor_ps, _CMP_GT_OQ, _CMP_LE_OQ,
 };
 
 use super::{QuatColumns, QuatRows, BLOCK};
-use crate::eval::adapters::{QUAT_MIN_ANGLE, SIN_POLY, SIN_POLY_MAX};
+use crate::eval::adapters::{PI_HI, PI_LO, QUAT_MIN_ANGLE, ROUND_MAGIC, SIN_POLY, SIN_REDUCED_MAX};
 
 /// As [`quaternions`](super::quaternions).
 ///
@@ -97,7 +98,7 @@ pub(super) unsafe fn quaternions(q: QuatRows<'_>, out: &mut [&mut [f32]; 4]) -> 
 /// `quat_interpolate` of eight rows from their lanes `a` (from) and `b` (to), eased progress
 /// `p` and constants `θ` and `1/sin θ`; `exact`: the nlerp rows (bit `j` for row `j`),
 /// normalized in full. Returns the results per lane and the rows (bit `j`) whose slerp
-/// angles leave the sine polynomial's range (or are NaN), where `quat_interpolate` calls
+/// angles leave `SIN_REDUCED_MAX` (or are NaN), where `quat_interpolate` calls
 /// `f32::sin`: their results are garbage.
 ///
 /// # Safety
@@ -117,7 +118,7 @@ unsafe fn evaluate(
     let xb = _mm256_mul_ps(p, theta);
     let slerp = _mm256_cmp_ps::<_CMP_GT_OQ>(theta, _mm256_set1_ps(QUAT_MIN_ANGLE));
     let abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
-    let max = _mm256_set1_ps(SIN_POLY_MAX);
+    let max = _mm256_set1_ps(SIN_REDUCED_MAX);
     // (Ordered comparisons: false for NaN, as `<=` is.)
     let inside = _mm256_and_ps(
         _mm256_cmp_ps::<_CMP_LE_OQ>(_mm256_and_ps(xa, abs), max),
@@ -126,10 +127,10 @@ unsafe fn evaluate(
     let outside = _mm256_movemask_ps(_mm256_andnot_ps(inside, slerp)) as u32;
     let wa = _mm256_blendv_ps(
         _mm256_sub_ps(one, p),
-        _mm256_mul_ps(sin_poly(xa), inv_sin),
+        _mm256_mul_ps(sin_reduced(xa), inv_sin),
         slerp,
     );
-    let wb = _mm256_blendv_ps(p, _mm256_mul_ps(sin_poly(xb), inv_sin), slerp);
+    let wb = _mm256_blendv_ps(p, _mm256_mul_ps(sin_reduced(xb), inv_sin), slerp);
     let mut v = [_mm256_setzero_ps(); 4];
     for k in 0..4 {
         v[k] = _mm256_add_ps(_mm256_mul_ps(a[k], wa), _mm256_mul_ps(b[k], wb));
@@ -186,6 +187,27 @@ unsafe fn sin_poly(x: __m256) -> __m256 {
         inner = _mm256_add_ps(_mm256_set1_ps(c), _mm256_mul_ps(x2, inner));
     }
     _mm256_mul_ps(x, inner)
+}
+
+/// `sin_reduced` lane by lane, the same operations in the same order.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[inline(always)]
+unsafe fn sin_reduced(x: __m256) -> __m256 {
+    let magic = _mm256_set1_ps(ROUND_MAGIC);
+    let shifted = _mm256_add_ps(
+        _mm256_mul_ps(x, _mm256_set1_ps(std::f32::consts::FRAC_1_PI)),
+        magic,
+    );
+    let k = _mm256_sub_ps(shifted, magic);
+    let r = _mm256_sub_ps(
+        _mm256_sub_ps(x, _mm256_mul_ps(k, _mm256_set1_ps(PI_HI))),
+        _mm256_mul_ps(k, _mm256_set1_ps(PI_LO)),
+    );
+    // The sign of odd multiples: the last bit of `shifted`, moved to the sign.
+    let sign = _mm256_slli_epi32::<31>(_mm256_castps_si256(shifted));
+    _mm256_xor_ps(sin_poly(r), _mm256_castsi256_ps(sign))
 }
 
 /// The 64-bit quarters of `x` in the order 0, 2, 1, 3.

@@ -220,6 +220,11 @@ pub(crate) const TIME_MARGIN_X: f32 = TIME_MARGIN as f32;
 /// share `r` whatever their loop): Flip's `c + off`, a backward Yoyo segment's `(−r, c)`
 /// unfolded to `(r, 2 − c)`. A constant `c` outside `[0, 1)` would fold differently from how
 /// it was made: none.
+///
+/// A row with an every-loop delay ([`gapped`]) counts `v` in periods (delay and loop)
+/// instead of loops: `r = speed/P`, and `c` the position in the period, so that the hot loop
+/// folds `v` as above and finds `x` from the period's phase with [`span`] (`P/D`): the
+/// delay is the part of the period where `x` clamps to 0.
 pub(crate) fn folded(row: &MotionRow, epoch: f64, loop_type: u8, s: Segment) -> Segment {
     if s.hi == f32::NEG_INFINITY {
         return s;
@@ -227,17 +232,68 @@ pub(crate) fn folded(row: &MotionRow, epoch: f64, loop_type: u8, s: Segment) -> 
     if s.r == 0.0 && !(0.0..1.0).contains(&s.c) {
         return NONE;
     }
-    let hi = if s.r != 0.0 {
-        fold_end(row, epoch)
+    if s.r == 0.0 {
+        // (Constants keep `c`: their span is 1.)
+        let c = if loop_type == 1 { s.c + s.off } else { s.c };
+        let off = if loop_type == 1 { 0.0 } else { s.off };
+        return Segment { c, off, ..s };
+    }
+    let hi = fold_end(row, epoch);
+    if !gapped(row) {
+        let (r, c, off) = match loop_type {
+            1 => (s.r, s.c + s.off, 0.0),
+            3 if s.r < 0.0 => (-s.r, 2.0 - s.c, 0.0),
+            _ => (s.r, s.c, s.off),
+        };
+        return Segment { r, c, hi, off };
+    }
+    // The forward `x = w·r + c` of the segment's loop (in f64) and the loops it is shifted
+    // by; `x·D + d` is the position in the period.
+    let c = f64::from(s.c);
+    let (c, shift, off) = match loop_type {
+        1 => (c, f64::from(s.off), 0.0),
+        3 if s.r < 0.0 => (1.0 - c, 1.0, 0.0),
+        _ => (c, 0.0, s.off),
+    };
+    let (duration, delay) = (f64::from(row.duration), f64::from(row.delay));
+    let period = duration + delay;
+    Segment {
+        r: (f64::from(row.speed) / period) as f32,
+        c: ((c * duration + delay) / period + shift) as f32,
+        hi,
+        off,
+    }
+}
+
+/// Whether `row` has an every-loop delay above 0: its folded segments count periods.
+#[inline(always)]
+pub(crate) fn gapped(row: &MotionRow) -> bool {
+    row.delay_type() == DelayType::EveryLoop && row.delay > 0.0
+}
+
+/// The span of `row`'s folded segment `s` ([`folded`]): `P/D` (period over duration) for a
+/// moving one of a [`gapped`] row, where `x = clamp(φ·span − (span − 1), 0, 1)` of the phase
+/// `φ` in the period; else 1 (`x = φ`, exactly).
+#[inline(always)]
+pub(crate) fn span(row: &MotionRow, s: &Segment) -> f32 {
+    if s.r != 0.0 && s.hi != f32::NEG_INFINITY && gapped(row) {
+        let (duration, delay) = (f64::from(row.duration), f64::from(row.delay));
+        ((duration + delay) / duration) as f32
     } else {
-        s.hi
-    };
-    let (r, c, off) = match loop_type {
-        1 => (s.r, s.c + s.off, 0.0),
-        3 if s.r < 0.0 => (-s.r, 2.0 - s.c, 0.0),
-        _ => (s.r, s.c, s.off),
-    };
-    Segment { r, c, hi, off }
+        1.0
+    }
+}
+
+/// Motion time before the first loop starts (a first-loop delay), and the length of a loop
+/// with its every-loop delay: what a folded segment's `v` counts in.
+#[inline(always)]
+fn lead_and_period(row: &MotionRow) -> (f64, f64) {
+    let (duration, delay) = (f64::from(row.duration), f64::from(row.delay));
+    if row.delay_type() == DelayType::EveryLoop {
+        (0.0, duration + delay)
+    } else {
+        (delay, duration)
+    }
 }
 
 /// Where a folded moving segment of `row` (a forward clock, loops back to back) ends,
@@ -248,13 +304,9 @@ fn fold_end(row: &MotionRow, epoch: f64) -> f32 {
         return f32::INFINITY;
     }
     let (speed, duration) = (f64::from(row.speed), f64::from(row.duration));
-    let lead = if row.delay_type() == DelayType::EveryLoop {
-        0.0
-    } else {
-        f64::from(row.delay)
-    };
+    let (lead, period) = lead_and_period(row);
     let margin = LOOP_MARGIN * duration + TIME_MARGIN * speed.abs();
-    let end = lead + duration * f64::from(row.loops) - margin;
+    let end = lead + period * f64::from(row.loops) - margin;
     f32_down(row.base() + end / speed - epoch)
 }
 
@@ -279,15 +331,11 @@ pub(crate) fn rebased(
         return None; // no segment, or a constant one
     }
     let speed = f64::from(row.speed);
-    let inv_duration = 1.0 / f64::from(row.duration);
-    // The loop starts at `lead + D·k` (an every-loop delay is 0 here).
-    let lead = if row.delay_type() == DelayType::EveryLoop {
-        0.0
-    } else {
-        f64::from(row.delay)
-    };
+    // The loop starts at `lead + P·k` (P: a loop and its every-loop delay, see `folded`).
+    let (lead, period) = lead_and_period(row);
+    let inv_period = 1.0 / period;
     let base = row.base();
-    let loops_from = ((from - base) * speed - lead) * inv_duration;
+    let loops_from = ((from - base) * speed - lead) * inv_period;
     let k_raw = loops_from - f64::from(s.c);
     // (|k_raw| < 2⁵¹: exact.)
     let k = super::batch::round_fast(k_raw);
@@ -299,7 +347,7 @@ pub(crate) fn rebased(
     }
     // The phase at `to` counted from loop `k`, then from the loop (an even one for Flip and
     // Yoyo) it lies in.
-    let phase = ((to - base) * speed - lead) * inv_duration - k;
+    let phase = ((to - base) * speed - lead) * inv_period - k;
     let whole = super::batch::round_fast(phase / step);
     let whole = step
         * if whole * step > phase {
