@@ -28,21 +28,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let blink = ui.blink.sequence(move |opacity| {
         let _ = tx.send(opacity);
     });
-    // A template: run it twice, half a second apart.
+    // A template: run now and again at 0.5 s. Both runs bind the same opacity: the later
+    // run binds last (creation order), so its value shows once it has started.
     blink.clone().run(&mut world)?;
-    world.update(0.5)?;
-    blink.run(&mut world)?;
-    for frame in 0..4 {
-        world.update(0.25)?;
+    for frame in 1..=12 {
+        if frame == 5 {
+            blink.clone().run(&mut world)?;
+        }
+        world.update(0.125)?;
         let values: Vec<String> = handles
             .iter()
-            .filter_map(|(name, h)| Some(format!("{name} {:6.2}", world.value::<f32>(*h).ok()?)))
+            .map(|(name, h)| match world.value::<f32>(*h) {
+                Ok(v) => format!("{name} {v:6.2}"),
+                Err(_) => format!("{name}   done"), // completed and removed
+            })
             .collect();
-        let opacities: Vec<f32> = rx.try_iter().collect();
-        println!(
-            "frame {frame}: {} | opacities {opacities:?}",
-            values.join(", ")
-        );
+        let opacity = rx.try_iter().last().unwrap_or(f32::NAN);
+        let t = f64::from(frame) * 0.125;
+        println!("t={t:.3}  {}  | opacity {opacity:.2}", values.join("  "));
     }
     Ok(())
 }

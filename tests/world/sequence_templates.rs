@@ -92,6 +92,27 @@ fn children_a_run_adds_fire_in_placement_order() {
 }
 
 #[test]
+fn a_template_runs_from_a_callback() {
+    for exec in executors() {
+        let mut world = exec.world();
+        let log = Log::default();
+        let template = Sequence::new().append(logged(&log, "a", 0.0, 10.0, 1.0));
+        let commands = world.commands();
+        Motion::new(0.0f32, 1.0, 0.5)
+            .on_complete(move || {
+                template.clone().run_deferred(&commands).unwrap();
+            })
+            .run(&mut world)
+            .unwrap();
+        world.update(0.5).unwrap(); // the run is made when the commands are applied
+        assert_eq!(world.len(), 2, "{}", exec.name()); // the sequence and `a`
+        assert_eq!(take(&log).last().map(String::as_str), Some("a=0"));
+        world.update(0.5).unwrap();
+        assert_eq!(take(&log), ["a=5"], "{}", exec.name());
+    }
+}
+
+#[test]
 fn handles_and_templates_mix() {
     for exec in executors() {
         let mut world = exec.world();
