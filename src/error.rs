@@ -272,7 +272,7 @@ pub enum UpdateError {
     /// of the deltas, not one delta, is what is bounded).
     #[error("{kind} world time would pass the limit of 2^64 s (delta {delta})")]
     WorldTimeOverflow {
-        /// Which time kind.
+        /// Which time kind (`"group"`: a group's clock would pass it).
         kind: &'static str,
         /// The refused delta.
         delta: f64,

@@ -39,7 +39,7 @@ impl TimeDeltas {
         Ok(())
     }
 
-    const fn as_array(&self) -> [f64; 3] {
+    pub(crate) const fn as_array(&self) -> [f64; 3] {
         [self.scaled, self.unscaled, self.realtime]
     }
 }

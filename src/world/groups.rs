@@ -62,7 +62,7 @@ impl Groups {
             if next > MAX_TIME {
                 return Err(UpdateError::WorldTimeOverflow {
                     kind: "group",
-                    delta: next - MAX_TIME,
+                    delta: deltas.as_array()[g.kind],
                 });
             }
         }

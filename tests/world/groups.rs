@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use wgpu_tween::{
     BuildError, DelayType, GroupError, LoopType, Motion, MotionStatus, MotionWorld, TimeDeltas,
-    TimeKind, MAX_GROUPS,
+    TimeKind, UpdateError, MAX_GROUPS,
 };
 
 use crate::common;
@@ -333,6 +333,14 @@ fn group_ids_belong_to_their_world_and_are_limited() {
     world.update(0.25).unwrap();
     assert_eq!(world.value::<f32>(h).unwrap(), 2.0);
     assert_eq!(world.value::<f32>(h_last).unwrap(), 4.0);
+    // A group clock past MAX_TIME refuses the update and leaves the world as it was.
+    world.set_group_speed(last, 1e30).unwrap();
+    assert!(matches!(
+        world.update(1.0),
+        Err(UpdateError::WorldTimeOverflow { kind: "group", .. })
+    ));
+    assert_eq!(world.world_time(TimeKind::Scaled), 0.25);
+    assert_eq!(world.group_time(last).unwrap(), 0.5);
 }
 
 #[test]
