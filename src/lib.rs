@@ -45,8 +45,11 @@
 //!   (feature `derive`). [`glam`] and [`wgpu`] are re-exported.
 //! - Targets: arrays motions write their values into, registered once
 //!   ([`MotionWorld::add_host_target`], read as `&[f32]` with [`MotionWorld::host_target`];
-//!   [`MotionWorld::add_gpu_target`], a storage buffer filled on the GPU) and addressed per
-//!   motion by [`TargetId::at`] and [`Motion::target`].
+//!   [`MotionWorld::add_gpu_target`], a storage buffer filled on the GPU, or
+//!   [`MotionWorld::add_gpu_target_with`] a [`TargetFormat`]: unorm8, float16) and addressed
+//!   per motion by [`TargetId::at`] and [`Motion::target`]. [`Motion::to`] and
+//!   [`Motion::by`] start from a host target's current value; [`Motion::at_speed`] times a
+//!   motion by its speed.
 //! - Batches: [`Motion::run_batch`] and [`Motion::bind_batch`] add many motions of one
 //!   configuration in one call, each with its own [`BatchItem`] (endpoints, target).
 //! - [`error`]: every error type, with the table of which bad input gives which.
