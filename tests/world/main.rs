@@ -15,8 +15,8 @@ mod curves;
 mod derive;
 mod drop_panics;
 mod examples;
-mod groups;
 mod final_values;
+mod groups;
 mod handles;
 mod host_targets;
 #[cfg(feature = "log")]
@@ -26,8 +26,8 @@ mod presets;
 mod punch_shake;
 mod reentrancy;
 mod regressions;
-mod sequence_templates;
 mod relative;
+mod sequence_templates;
 mod sequences;
 #[cfg(feature = "serde")]
 mod serde_data;

@@ -3,9 +3,9 @@
 
 mod build;
 mod preset;
+mod relative;
 mod shared;
 mod state;
-mod relative;
 
 pub(super) use build::wrap_bind;
 pub use preset::MotionSettings;
