@@ -2,6 +2,8 @@
 //! timed by their speed ([`Motion::at_speed`]), resolved when the motion is added to a world
 //! (docs/semantics.md §9).
 
+use glam::Quat;
+
 use super::Motion;
 use crate::core::value::{Animatable, Interpolation, Lanes};
 use crate::error::BuildError;
@@ -132,13 +134,7 @@ impl<T: Animatable> Motion<T> {
         if !matches!(self.adapter, Interpolation::Slerp | Interpolation::Nlerp) {
             return std::array::from_fn(|k| from[k] + delta[k]);
         }
-        let ([x1, y1, z1, w1], [x2, y2, z2, w2]) = (delta, from);
-        [
-            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-        ]
+        (Quat::from_array(delta) * Quat::from_array(from)).to_array()
     }
 
     /// What [`at_speed`](Self::at_speed) divides by the speed.
