@@ -1,6 +1,7 @@
 //! Values out of the world (issue 17): a bind on every motion against the same world without
-//! binds (and the hand-written floor), `value(h)` on every motion after an update, and the
-//! cost of creating motions one at a time and in batches.
+//! binds and two hand-written floors (the loop alone, and the loop calling one boxed closure per
+//! motion, the least any per-motion callback costs), `value(h)` on every motion after an
+//! update, and the cost of creating motions one at a time and in batches.
 //!
 //! `cargo bench --bench values` (about 2 minutes on 2 cores). The workload: N f32 motions
 //! 0 → i, 2 s, OutQuad, infinite Restart loops, start phases staggered over 2 s, dt 1/60, one
@@ -74,12 +75,27 @@ fn binds(c: &mut Criterion) {
         let sink = Arc::new((0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>());
         let mut bound = world(n, Some(&sink)).0;
         let mut floor = BaselineLoop::new(n);
-        let mut steps: [(&str, &mut dyn FnMut()); 3] = [
+        // The floor of any per-motion callback: the hand-written loop, then one boxed closure
+        // per motion (the same closure the bound world gets) called with its value.
+        let mut bind_floor = BaselineLoop::new(n);
+        let mut closures: Vec<Box<dyn FnMut(f32) + Send>> = (0..n)
+            .map(|i| {
+                let sink = Arc::clone(&sink);
+                Box::new(move |x: f32| sink[i].store(x.to_bits(), Ordering::Relaxed)) as Box<_>
+            })
+            .collect();
+        let mut steps: [(&str, &mut dyn FnMut()); 4] = [
             ("no-bind-1t", &mut || plain.update(DT).expect("valid delta")),
             ("bind-1t", &mut || bound.update(DT).expect("valid delta")),
             ("baseline-1t", &mut || {
                 floor.step(DT as f32);
                 black_box(floor.outputs());
+            }),
+            ("baseline-closures-1t", &mut || {
+                bind_floor.step(DT as f32);
+                for (bind, &x) in closures.iter_mut().zip(bind_floor.outputs()) {
+                    bind(x);
+                }
             }),
         ];
         for (label, step) in &mut steps {
