@@ -268,11 +268,21 @@ impl MotionWorld {
                 Err(error) => self.lose_gpu(error),
             }
         }
-        self.executor.evaluate(&mut self.rows, self.clocks.table());
-        if !self.sequences.is_empty() {
-            self.evaluate_children();
+        if self.sequences.is_empty() && !self.host_targets.is_empty() {
+            // Host arrays filled as the pass goes, from outputs still in cache (sequence
+            // children are evaluated after the pass, so not with sequences).
+            let (targets, len) = (&mut self.host_targets, self.rows.len());
+            let mut fill = |rows, outputs: [&[f32]; 4]| targets.fill_rows(rows, outputs, len);
+            self.executor
+                .evaluate(&mut self.rows, self.clocks.table(), Some(&mut fill));
+        } else {
+            self.executor
+                .evaluate(&mut self.rows, self.clocks.table(), None);
+            if !self.sequences.is_empty() {
+                self.evaluate_children();
+            }
+            self.host_targets.fill(&self.rows.outputs);
         }
-        self.host_targets.fill(&self.rows.outputs);
         // With a device attached, targets are filled under the CPU executor too.
         let mut result = self.fill_targets_from_cpu();
         if result.is_err() && self.drop_unusable_targets() {

@@ -381,3 +381,58 @@ fn a_steady_array_follows_when_its_last_motion_goes() {
         }
     }
 }
+
+/// A one-thread pass fills host arrays a tile of rows at a time, while the tile's outputs
+/// are in cache: a world of many tiles (16k rows each), one array written in row order and
+/// one in reverse, through cancellations, on one thread and on two, against hand-worked
+/// linear values.
+#[test]
+fn large_worlds_fill_every_tile_of_rows() {
+    const N: u32 = 70_000; // 140k rows: two parts on two threads
+    for threads in [1, 2] {
+        let mut world = MotionWorld::new();
+        world.set_cpu_threads(threads);
+        let scalars = world.add_host_target(N as usize);
+        let vectors = world.add_host_target(3 * N as usize);
+        let mut handles = Vec::new();
+        for i in 0..N {
+            let x = i as f32;
+            let scalar = Motion::new(0.0f32, x, 1.0)
+                .ease(Ease::Linear)
+                .target(scalars.at(i, 1, 0))
+                .run(&mut world)
+                .expect("valid motion");
+            Motion::new(Vec3::ZERO, Vec3::new(x, 2.0 * x, 1.0), 2.0)
+                .ease(Ease::Linear)
+                .target(vectors.at(N - 1 - i, 3, 0))
+                .run(&mut world)
+                .expect("valid motion");
+            handles.push(scalar);
+        }
+        let check = |world: &MotionWorld, t: f32, cancelled: &dyn Fn(u32) -> bool| {
+            let s = world.host_target(scalars).expect("registered");
+            let v = world.host_target(vectors).expect("registered");
+            for i in (0..N).filter(|&i| !cancelled(i)) {
+                let x = i as f32;
+                assert_eq!(s[i as usize], x * t, "{threads} threads, t {t}, scalar {i}");
+                let at = 3 * (N - 1 - i) as usize;
+                let want = [x * t / 2.0, x * t, t / 2.0];
+                assert_eq!(&v[at..at + 3], &want, "{threads} threads, t {t}, vec3 {i}");
+            }
+        };
+        // Updates after the first reuse the runs built from the entries.
+        for t in [0.25, 0.5] {
+            world.update(0.25).expect("valid delta");
+            check(&world, t, &|_| false);
+        }
+        // Cancelling every third scalar motion moves rows (swap-removes) and entries.
+        for (i, &h) in handles.iter().enumerate().step_by(3) {
+            world.cancel(h).expect("live motion");
+            assert!(!world.is_active(h), "motion {i} cancelled");
+        }
+        for t in [0.625, 0.75, 0.875] {
+            world.update(0.125).expect("valid delta");
+            check(&world, t, &|i| i % 3 == 0);
+        }
+    }
+}

@@ -29,6 +29,18 @@ pub(crate) use crate::eval::Progress;
 /// second thread from 128k cached rows (see [`BATCH_ROW_WEIGHT`] for the others).
 const ROWS_PER_PART: usize = 65_536;
 
+/// Rows per tile of a one-thread pass that hands its outputs on as it goes
+/// ([`CpuExecutor::evaluate`]): 64 KB per output lane, in L2 when they are read.
+const TILE_ROWS: usize = 16 * 1024;
+const _: () = assert!(
+    TILE_ROWS.is_multiple_of(batch::CHUNK),
+    "tiles start on chunk boundaries"
+);
+
+/// What reads a pass's outputs as it goes: a range of rows, and the output columns (only
+/// the range's elements, and those before it, hold this update's values).
+pub(crate) type AfterRows<'a> = &'a mut dyn FnMut(std::ops::Range<usize>, [&[f32]; 4]);
+
 /// How many cached rows one row on the batch path (chunks mixing eases or loop types,
 /// parametric eases, sequence children...) costs: 20–60 ns against about 1 ns (the benchmark
 /// binary's mixed workload against `benches/cpu.rs`), so a world of such rows takes a second
@@ -92,8 +104,12 @@ impl CpuExecutor {
         self.cache.resize(0);
     }
 
-    /// Writes every row's value at world clocks `now` into `rows.outputs`.
-    pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64]) {
+    /// Writes every row's value at world clocks `now` into `rows.outputs`, then hands the
+    /// rows to `after` as ascending ranges that cover them once: on one thread, a tile of
+    /// [`TILE_ROWS`] at a time, so that `after` reads outputs still in cache (a host target's
+    /// copy then costs a store per value, not a second trip to memory); on several, all of
+    /// them when every part is done.
+    pub fn evaluate(&mut self, rows: &mut Rows, now: &[f64], after: Option<AfterRows<'_>>) {
         let len = rows.len();
         self.sync_cache(rows);
         let cache = self.cache.ptr();
@@ -119,8 +135,24 @@ impl CpuExecutor {
             keys: rows.curves.keys(),
         };
         if parts == 1 {
-            // SAFETY: the whole range, on this thread only.
-            let batch_chunks = unsafe { evaluate_range(&inputs, outputs, cache, 0..len, now) };
+            let Some(after) = after else {
+                // SAFETY: the whole range, on this thread only.
+                let batch_chunks = unsafe { evaluate_range(&inputs, outputs, cache, 0..len, now) };
+                self.batch_rows = batch_chunks * batch::CHUNK;
+                return;
+            };
+            let mut batch_chunks = 0;
+            for start in (0..len).step_by(TILE_ROWS) {
+                let tile = start..(start + TILE_ROWS).min(len);
+                // SAFETY: a range of whole chunks, on this thread only; the outputs are read
+                // below only after the call has returned.
+                batch_chunks +=
+                    unsafe { evaluate_range(&inputs, outputs, cache, tile.clone(), now) };
+                // SAFETY: `outputs` point at the columns' buffers, each at least `len` long,
+                // and nothing writes them until the next tile.
+                let columns = outputs.map(|c| unsafe { std::slice::from_raw_parts(c.0, len) });
+                after(tile, columns);
+            }
             self.batch_rows = batch_chunks * batch::CHUNK;
             return;
         }
@@ -141,6 +173,9 @@ impl CpuExecutor {
             batch_chunks.fetch_add(n, Ordering::Relaxed);
         });
         self.batch_rows = batch_chunks.into_inner() * batch::CHUNK;
+        if let Some(after) = after {
+            after(0..len, rows.outputs.each_ref().map(Vec::as_slice));
+        }
     }
 }
 
