@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use super::completion::Resolver;
 use crate::core::handle::MotionHandle;
 use crate::error::BuildError;
+use crate::table::slots::FreshSlots;
 use crate::world::built::BuiltMotion;
 
 /// A queued operation.
@@ -53,41 +54,20 @@ pub(crate) type DeferredSpawn = Box<
         + Send,
 >;
 
-/// State shared between a world and its command handles.
+/// State shared between a world and its command handles: the queue, and the table's
+/// fresh-slot reservations (a reservation for a queued command is taken under this lock, so
+/// the table trims its slots only while holding it with the queue empty).
 pub(crate) struct QueueState {
     pub commands: Vec<Command>,
-    /// Next never-used slot index.
-    next_fresh_slot: u32,
-    /// Version a fresh slot starts at (odd; above every version a trimmed slot reached).
-    fresh_version: u32,
+    fresh: Arc<FreshSlots>,
 }
 
 impl QueueState {
-    pub fn new() -> Self {
+    pub fn new(fresh: Arc<FreshSlots>) -> Self {
         Self {
             commands: Vec::new(),
-            next_fresh_slot: 0,
-            fresh_version: 1,
+            fresh,
         }
-    }
-
-    /// Takes a never-used slot index and its first version.
-    pub fn reserve_fresh(&mut self) -> (u32, u32) {
-        let index = self.next_fresh_slot;
-        self.next_fresh_slot += 1;
-        (index, self.fresh_version)
-    }
-
-    /// After the slot table dropped trailing slots: fresh indices restart at `len`. Every
-    /// index from `len` up may already have been handed out, materialised (its versions are
-    /// at most `max_dropped_version`) or not (a spawn dropped by `clear`, at most the current
-    /// fresh version), so the fresh version rises above both.
-    pub fn reset_fresh(&mut self, len: u32, max_dropped_version: u32) {
-        if len < self.next_fresh_slot {
-            let floor = (max_dropped_version + 1) | 1;
-            self.fresh_version = floor.max(self.fresh_version + 2);
-        }
-        self.next_fresh_slot = len;
     }
 }
 
@@ -136,7 +116,7 @@ impl MotionCommands {
     /// Reserves a handle and queues the command that will fill it.
     pub(crate) fn reserve(&self, command: impl FnOnce(MotionHandle) -> Command) -> MotionHandle {
         let mut state = self.lock();
-        let (slot, version) = state.reserve_fresh();
+        let (slot, version) = state.fresh.reserve();
         let handle = MotionHandle {
             world: self.world,
             slot,
