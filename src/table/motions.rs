@@ -211,3 +211,101 @@ impl<M: Clone + Default> MotionTable<M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ease::Ease;
+    use crate::core::row::pack_flags;
+    use crate::core::settings::{DelayType, LoopType, TimeKind};
+    use bytemuck::Zeroable;
+
+    /// A motion of `lanes` lerped lanes whose metadata is `tag`.
+    fn motion(lanes: usize, tag: u32) -> NewMotion<u32> {
+        let flags = pack_flags(
+            Ease::Linear,
+            LoopType::Restart,
+            DelayType::FirstLoop,
+            TimeKind::Scaled,
+            lanes,
+            0,
+        );
+        NewMotion {
+            row: MotionRow {
+                duration: 1.0,
+                loops: 1,
+                speed: 1.0,
+                flags,
+                ..MotionRow::zeroed()
+            },
+            pairs: [[tag as f32, 0.0]; 4],
+            params: [0.0; 4],
+            meta: tag,
+            value_type: 0,
+            changed: 0,
+        }
+    }
+
+    /// Every slot in `live` points at a row that names it back and holds its own motion
+    /// (`from` = its tag).
+    fn check(table: &MotionTable<u32>, live: &[(u32, u32)]) {
+        assert_eq!(table.len(), live.len());
+        for &(slot, version) in live {
+            let s = table.slots.get(slot, version).expect("live slot");
+            assert_eq!(table.rows.slot_of()[s.row as usize], slot);
+            assert_eq!(
+                table.rows.pairs(s.row)[0][0],
+                table.meta[slot as usize] as f32
+            );
+        }
+    }
+
+    #[test]
+    fn insert_and_remove_keep_slots_rows_and_metadata_together() {
+        let mut table = MotionTable::<u32>::default();
+        // Shapes interleaved, so placing each in its run swaps rows.
+        let mut live: Vec<(u32, u32)> = (0..12)
+            .map(|i| {
+                let m = table.insert(motion(1 + i as usize % 3, 100 + i), None);
+                (m.slot, m.version)
+            })
+            .collect();
+        // Fresh slots count up from 0 at version 1.
+        assert_eq!(live[0], (0, 1));
+        assert_eq!(live[11], (11, 1));
+        check(&table, &live);
+        for k in [4, 0, 7] {
+            let (slot, version) = live.remove(k);
+            table.remove(slot);
+            assert!(table.slots.get(slot, version).is_none());
+            check(&table, &live);
+        }
+        // The last freed slot (9) comes back first, one version above its freed one (2).
+        let again = table.insert(motion(2, 500), None);
+        assert_eq!((again.slot, again.version), (9, 3));
+        live.push((again.slot, again.version));
+        check(&table, &live);
+    }
+
+    #[test]
+    fn trimmed_slots_come_back_at_higher_versions() {
+        let mut table = MotionTable::<u32>::default();
+        let made: Vec<_> = (0..100).map(|i| table.insert(motion(1, i), None)).collect();
+        for m in &made[10..] {
+            table.remove(m.slot);
+        }
+        assert_eq!(table.trim(), Some(10));
+        // Fresh slots restart at 10, at version 3: the first odd one above the dropped
+        // slots' 2. A command queue's reservation takes 10, the table's own insert 11 (the
+        // free list was trimmed with the slots).
+        let reserved = table.fresh().reserve();
+        assert_eq!(reserved, (10, 3));
+        let own = table.insert(motion(1, 7), None);
+        assert_eq!((own.slot, own.version), (11, 3));
+        let into = table.insert(motion(1, 8), Some(reserved));
+        assert_eq!((into.slot, into.version), (10, 3));
+        let mut live: Vec<(u32, u32)> = (0..10).map(|s| (s, 1)).collect();
+        live.extend([(10, 3), (11, 3)]);
+        check(&table, &live);
+    }
+}

@@ -5,6 +5,7 @@
 //! callback loop of the update (or the handle operation) that ran the callback — never in the
 //! middle of it, so no row moves and no transition fires twice while callbacks run.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::completion::Resolver;
@@ -71,6 +72,46 @@ impl QueueState {
     }
 }
 
+/// The queue a world shares with its command handles, and a flag that lets the world ask
+/// "anything queued?" without the lock on every insert.
+pub(crate) struct Queue {
+    state: Mutex<QueueState>,
+    /// Set with every command queued (under the lock), cleared by [`Queue::take`]: never
+    /// false while a command waits, at worst true for an empty queue (one needless settle).
+    maybe_queued: AtomicBool,
+}
+
+impl Queue {
+    pub fn new(fresh: Arc<FreshSlots>) -> Self {
+        Self {
+            state: Mutex::new(QueueState::new(fresh)),
+            maybe_queued: AtomicBool::new(false),
+        }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether a command may be waiting (see `maybe_queued`).
+    #[inline]
+    pub fn maybe_queued(&self) -> bool {
+        self.maybe_queued.load(Ordering::Relaxed)
+    }
+
+    /// Swaps the queued commands into `into` (which must be empty), leaving the queue empty.
+    pub fn take(&self, into: &mut Vec<Command>) {
+        let mut state = self.lock();
+        std::mem::swap(&mut state.commands, into);
+        self.maybe_queued.store(false, Ordering::Relaxed);
+    }
+
+    fn push(&self, state: &mut QueueState, command: Command) {
+        state.commands.push(command);
+        self.maybe_queued.store(true, Ordering::Relaxed);
+    }
+}
+
 /// A cloneable, `Send` handle for changing a world from inside its callbacks (or from any
 /// thread). Obtained from [`MotionWorld::commands`](crate::MotionWorld::commands).
 ///
@@ -96,16 +137,12 @@ impl QueueState {
 #[derive(Clone)]
 pub struct MotionCommands {
     pub(crate) world: u32,
-    pub(crate) shared: Arc<Mutex<QueueState>>,
+    pub(crate) shared: Arc<Queue>,
 }
 
 impl MotionCommands {
-    fn lock(&self) -> MutexGuard<'_, QueueState> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     fn push(&self, command: Command) {
-        self.lock().commands.push(command);
+        self.shared.push(&mut self.shared.lock(), command);
     }
 
     /// Queues a built motion and returns its handle now (the slot is reserved at once).
@@ -115,14 +152,14 @@ impl MotionCommands {
 
     /// Reserves a handle and queues the command that will fill it.
     pub(crate) fn reserve(&self, command: impl FnOnce(MotionHandle) -> Command) -> MotionHandle {
-        let mut state = self.lock();
+        let mut state = self.shared.lock();
         let (slot, version) = state.fresh.reserve();
         let handle = MotionHandle {
             world: self.world,
             slot,
             version,
         };
-        state.commands.push(command(handle));
+        self.shared.push(&mut state, command(handle));
         handle
     }
 

@@ -1,7 +1,5 @@
 //! Inserting motions: one at a time (the builder's terminals, deferred spawns) or a batch.
 
-use std::sync::PoisonError;
-
 use super::built::BuiltMotion;
 use super::callbacks::BindFn;
 use super::meta::{BoundEntry, SlotMeta};
@@ -44,14 +42,10 @@ impl MotionWorld {
         Ok(())
     }
 
-    /// Whether commands are waiting in the queue.
+    /// Whether commands may be waiting in the queue (no lock: an insert asks every time).
+    #[inline]
     fn commands_queued(&self) -> bool {
-        !self
-            .shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .commands
-            .is_empty()
+        self.shared.maybe_queued()
     }
 
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could

@@ -38,7 +38,7 @@ mod targets;
 mod visit;
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use crate::core::handle::MotionHandle;
 use crate::error::UpdateError;
@@ -49,7 +49,7 @@ use crate::exec::gpu::GpuError;
 use crate::table::host_targets::HostTargets;
 use crate::table::motions::MotionTable;
 use callbacks::{CallbackError, Callbacks};
-use commands::{Command, QueueState};
+use commands::Command;
 use events::{Due, EventQueue};
 use meta::{BoundEntry, SlotMeta};
 
@@ -96,7 +96,7 @@ pub struct MotionWorld {
     bound: Vec<BoundEntry>,
     bound_dead: usize,
     removals: Vec<u32>,
-    shared: Arc<Mutex<QueueState>>,
+    shared: Arc<commands::Queue>,
     batch: Vec<Command>,
     settling: bool,
     executor: CpuExecutor,
@@ -139,7 +139,7 @@ impl MotionWorld {
     #[must_use]
     pub fn new() -> Self {
         let table = MotionTable::default();
-        let shared = Arc::new(Mutex::new(QueueState::new(table.fresh())));
+        let shared = Arc::new(commands::Queue::new(table.fresh()));
         Self {
             id: NEXT_WORLD_ID.fetch_add(1, Ordering::Relaxed),
             clocks: clock::WorldClocks::default(),
@@ -299,13 +299,8 @@ impl MotionWorld {
     /// commands (handles they reserved never become valid). Every old handle stays invalid
     /// forever: slot versions keep rising across a clear. Memory is released.
     pub fn clear(&mut self) {
-        let queued = std::mem::take(
-            &mut self
-                .shared
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .commands,
-        );
+        let mut queued = Vec::new();
+        self.shared.take(&mut queued);
         for command in queued {
             let handle = command.handle();
             if let Err(message) = callbacks::guarded(move || drop(command)) {

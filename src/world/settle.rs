@@ -1,7 +1,5 @@
 //! Settling after callbacks: removals, queued commands, and keeping memory in line with load.
 
-use std::sync::PoisonError;
-
 use super::callbacks::{guarded, CallbackError, CallbackKind};
 use super::commands::{Command, Deferred};
 use super::MotionWorld;
@@ -17,10 +15,7 @@ impl MotionWorld {
         self.settling = true;
         loop {
             self.apply_removals();
-            {
-                let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-                std::mem::swap(&mut state.commands, &mut self.batch);
-            }
+            self.shared.take(&mut self.batch);
             if self.batch.is_empty() {
                 break;
             }
@@ -137,7 +132,7 @@ impl MotionWorld {
             // Only with no queued command: a queued spawn may hold a reserved fresh slot,
             // and the lock keeps new reservations out while the table trims.
             let shared = std::sync::Arc::clone(&self.shared);
-            let state = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            let state = shared.lock();
             if state.commands.is_empty() {
                 if let Some(len) = self.table.trim() {
                     if len < self.callbacks.len() {

@@ -12,7 +12,6 @@ use crate::core::value::Lanes;
 use crate::eval::{progress, Progress};
 use crate::table::rows::Rows;
 use crate::world::built::MotionOptions;
-use std::sync::PoisonError;
 
 impl MotionWorld {
     /// An update's visits: the bound motions and the due ones, merged in creation order
@@ -358,7 +357,7 @@ impl MotionWorld {
     /// anything else resolves `Err(Canceled)` at once. O(queued commands).
     fn queued_completion(&mut self, h: MotionHandle) -> Completion {
         if h.world == self.id {
-            let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut state = self.shared.lock();
             for command in &mut state.commands {
                 let resolver = match command {
                     Command::Spawn(handle, built) if *handle == h => built
