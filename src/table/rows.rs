@@ -41,8 +41,8 @@ pub(crate) struct Rows {
     pub lanes: [Vec<[f32; 2]>; LANE_SECTIONS],
     /// The executor's output per lane per row.
     pub outputs: [Vec<f32>; 4],
-    /// The slot that owns each row.
-    pub slot_of: Vec<u32>,
+    /// The slot that owns each row (see [`Rows::slot_of`]).
+    pub(super) slot_of: Vec<u32>,
     /// Change log for a GPU copy of the rows (`None` when no GPU executor keeps one).
     pub gpu_journal: Option<GpuJournal>,
     /// The keys of the animation curves of the rows (freed with their row).
@@ -55,7 +55,7 @@ pub(crate) struct Rows {
     /// entry is the length.
     pub class_end: [u32; CLASSES],
     /// Grouping by configuration within the runs ([`Rows::regroup`]).
-    pub regroup: super::runs::Regroup,
+    pub(super) regroup: super::runs::Regroup,
 }
 
 /// Indices of rows pushed, re-anchored or moved since the CPU executor last drained the log
@@ -152,8 +152,14 @@ impl Rows {
         self.rows.len()
     }
 
+    /// The slot that owns each row.
+    #[inline]
+    pub fn slot_of(&self) -> &[u32] {
+        &self.slot_of
+    }
+
     /// Appends a row; returns its index.
-    pub fn push(
+    pub(super) fn push(
         &mut self,
         row: MotionRow,
         pairs: [[f32; 2]; 4],
@@ -205,7 +211,7 @@ impl Rows {
 
     /// Exchanges rows `a` and `b` with everything that belongs to them (in a GPU copy's
     /// log too: a move of each, unless the drain finds a clash).
-    pub fn swap(&mut self, a: u32, b: u32) {
+    pub(super) fn swap(&mut self, a: u32, b: u32) {
         let (i, j) = (a as usize, b as usize);
         self.rows.swap(i, j);
         for column in &mut self.lanes {
@@ -224,9 +230,9 @@ impl Rows {
         }
     }
 
-    /// Removes the last row (the world first moves the row it removes there, see
-    /// `MotionWorld::remove_row`, so no other row moves).
-    pub fn pop(&mut self) {
+    /// Removes the last row (`Rows::remove` first moves the row it removes there, so no
+    /// other row moves).
+    pub(super) fn pop(&mut self) {
         let Some(last) = self.rows.len().checked_sub(1) else {
             return;
         };
@@ -327,7 +333,7 @@ impl Rows {
         self.slot_of.try_reserve(additional)
     }
 
-    pub fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.rows.clear();
         for column in &mut self.lanes {
             column.clear();

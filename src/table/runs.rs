@@ -107,7 +107,7 @@ impl Swaps {
 impl Rows {
     /// Moves the row just pushed (the last) into its class's run, past the first row of each
     /// later class.
-    pub fn place_last(&mut self) -> Swaps {
+    pub(super) fn place_last(&mut self) -> Swaps {
         let index = self.len() as u32 - 1;
         let class = class_of(&self.rows[index as usize]);
         let mut at = index;
@@ -133,7 +133,7 @@ impl Rows {
     /// first row is (so a class already in groups moves nothing), when enough rows are out
     /// of their group ([`REGROUP_SHARE`]). `regroup.moved` lists the rows that moved
     /// (empty when none did). Stable: rows of one group keep their order.
-    pub fn regroup(&mut self) {
+    pub(super) fn regroup(&mut self) {
         let mut scratch = std::mem::take(&mut self.regroup);
         scratch.moved.clear();
         let len = self.len();
@@ -233,7 +233,7 @@ impl Rows {
 
     /// Removes row `index`: moves it to the end of the table past the later classes' runs
     /// (shrinking the runs) and drops it there, so no row but the swapped ones moves.
-    pub fn remove(&mut self, index: u32) -> Swaps {
+    pub(super) fn remove(&mut self, index: u32) -> Swaps {
         let class = class_of(&self.rows[index as usize]);
         let mut at = index;
         let mut swaps = Swaps::default();

@@ -5,11 +5,13 @@
 //! callback loop of the update (or the handle operation) that ran the callback — never in the
 //! middle of it, so no row moves and no transition fires twice while callbacks run.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::completion::Resolver;
 use crate::core::handle::MotionHandle;
 use crate::error::BuildError;
+use crate::table::slots::FreshSlots;
 use crate::world::built::BuiltMotion;
 
 /// A queued operation.
@@ -53,41 +55,60 @@ pub(crate) type DeferredSpawn = Box<
         + Send,
 >;
 
-/// State shared between a world and its command handles.
+/// State shared between a world and its command handles: the queue, and the table's
+/// fresh-slot reservations (a reservation for a queued command is taken under this lock, so
+/// the table trims its slots only while holding it with the queue empty).
 pub(crate) struct QueueState {
     pub commands: Vec<Command>,
-    /// Next never-used slot index.
-    next_fresh_slot: u32,
-    /// Version a fresh slot starts at (odd; above every version a trimmed slot reached).
-    fresh_version: u32,
+    fresh: Arc<FreshSlots>,
 }
 
 impl QueueState {
-    pub fn new() -> Self {
+    pub fn new(fresh: Arc<FreshSlots>) -> Self {
         Self {
             commands: Vec::new(),
-            next_fresh_slot: 0,
-            fresh_version: 1,
+            fresh,
+        }
+    }
+}
+
+/// The queue a world shares with its command handles, and a flag that lets the world ask
+/// "anything queued?" without the lock on every insert.
+pub(crate) struct Queue {
+    state: Mutex<QueueState>,
+    /// Set with every command queued (under the lock), cleared by [`Queue::take`]: never
+    /// false while a command waits, at worst true for an empty queue (one needless settle).
+    maybe_queued: AtomicBool,
+}
+
+impl Queue {
+    pub fn new(fresh: Arc<FreshSlots>) -> Self {
+        Self {
+            state: Mutex::new(QueueState::new(fresh)),
+            maybe_queued: AtomicBool::new(false),
         }
     }
 
-    /// Takes a never-used slot index and its first version.
-    pub fn reserve_fresh(&mut self) -> (u32, u32) {
-        let index = self.next_fresh_slot;
-        self.next_fresh_slot += 1;
-        (index, self.fresh_version)
+    pub fn lock(&self) -> MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// After the slot table dropped trailing slots: fresh indices restart at `len`. Every
-    /// index from `len` up may already have been handed out, materialised (its versions are
-    /// at most `max_dropped_version`) or not (a spawn dropped by `clear`, at most the current
-    /// fresh version), so the fresh version rises above both.
-    pub fn reset_fresh(&mut self, len: u32, max_dropped_version: u32) {
-        if len < self.next_fresh_slot {
-            let floor = (max_dropped_version + 1) | 1;
-            self.fresh_version = floor.max(self.fresh_version + 2);
-        }
-        self.next_fresh_slot = len;
+    /// Whether a command may be waiting (see `maybe_queued`).
+    #[inline]
+    pub fn maybe_queued(&self) -> bool {
+        self.maybe_queued.load(Ordering::Relaxed)
+    }
+
+    /// Swaps the queued commands into `into` (which must be empty), leaving the queue empty.
+    pub fn take(&self, into: &mut Vec<Command>) {
+        let mut state = self.lock();
+        std::mem::swap(&mut state.commands, into);
+        self.maybe_queued.store(false, Ordering::Relaxed);
+    }
+
+    fn push(&self, state: &mut QueueState, command: Command) {
+        state.commands.push(command);
+        self.maybe_queued.store(true, Ordering::Relaxed);
     }
 }
 
@@ -116,16 +137,12 @@ impl QueueState {
 #[derive(Clone)]
 pub struct MotionCommands {
     pub(crate) world: u32,
-    pub(crate) shared: Arc<Mutex<QueueState>>,
+    pub(crate) shared: Arc<Queue>,
 }
 
 impl MotionCommands {
-    fn lock(&self) -> MutexGuard<'_, QueueState> {
-        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     fn push(&self, command: Command) {
-        self.lock().commands.push(command);
+        self.shared.push(&mut self.shared.lock(), command);
     }
 
     /// Queues a built motion and returns its handle now (the slot is reserved at once).
@@ -135,14 +152,14 @@ impl MotionCommands {
 
     /// Reserves a handle and queues the command that will fill it.
     pub(crate) fn reserve(&self, command: impl FnOnce(MotionHandle) -> Command) -> MotionHandle {
-        let mut state = self.lock();
-        let (slot, version) = state.reserve_fresh();
+        let mut state = self.shared.lock();
+        let (slot, version) = state.fresh.reserve();
         let handle = MotionHandle {
             world: self.world,
             slot,
             version,
         };
-        state.commands.push(command(handle));
+        self.shared.push(&mut state, command(handle));
         handle
     }
 

@@ -8,13 +8,13 @@ impl MotionWorld {
     /// held a curve or whose curves have all ended (after the next update or settle).
     #[must_use]
     pub fn curve_key_capacity(&self) -> usize {
-        self.rows.curves.capacity()
+        self.table.rows.curves.capacity()
     }
 
     /// Keys of live curve motions in the world's key table. A motion's keys are freed when
     /// it completes (unless preserved), is cancelled, or the world is cleared.
     #[must_use]
     pub fn curve_keys_in_use(&self) -> usize {
-        self.rows.curves.in_use()
+        self.table.rows.curves.in_use()
     }
 }

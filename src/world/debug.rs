@@ -45,12 +45,13 @@ impl MotionWorld {
     #[must_use]
     pub fn debug_snapshot(&self) -> DebugSnapshot {
         let executor = self.active_executor();
-        let mut entries: Vec<(u64, DebugEntry)> = (0..self.rows.len())
+        let mut entries: Vec<(u64, DebugEntry)> = (0..self.table.len())
             .map(|i| {
-                let row = &self.rows.rows[i];
-                let slot = self.rows.slot_of[i];
-                let meta = &self.meta[slot as usize];
-                let time = super::sequence::clock_at(&self.rows, i as u32, self.clocks.table());
+                let row = &self.table.rows.rows[i];
+                let slot = self.table.rows.slot_of()[i];
+                let meta = &self.table.meta[slot as usize];
+                let time =
+                    super::sequence::clock_at(&self.table.rows, i as u32, self.clocks.table());
                 let p = progress(row, time);
                 let fresh = meta.birth_update == self.updates && !meta.touched;
                 let entry = DebugEntry {
@@ -67,8 +68,8 @@ impl MotionWorld {
                     progress: crate::eval::clock::eased_with(
                         row,
                         &p,
-                        self.rows.params(i as u32),
-                        self.rows.curves.keys(),
+                        self.table.rows.params(i as u32),
+                        self.table.rows.curves.keys(),
                     ),
                     playback_speed: row.speed,
                     executor,

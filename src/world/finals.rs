@@ -6,11 +6,11 @@
 //! each linked to the slot's previous one (a slot can finish, be reused and finish again
 //! within one window). The window closes when the next update begins.
 
-use super::slots::{Slot, BITS_ROUNDING};
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::value::{Animatable, Lanes, RoundingMode};
 use crate::error::MotionError;
+use crate::table::slots::{Slot, BITS_ROUNDING};
 
 /// No final (a slot's `head`, the last link of a chain).
 const NONE: u32 = u32::MAX;
@@ -90,7 +90,7 @@ impl MotionWorld {
     /// Keeps the end value of the motion in `slot`, which has just completed and will be
     /// removed.
     pub(super) fn record_final(&mut self, slot: u32) {
-        let entry = self.slots.slots[slot as usize];
+        let entry = self.table.slots[slot as usize];
         let lanes = self.lanes_now(entry, entry.row, 4);
         self.finals.record(slot, &entry, lanes);
     }

@@ -195,7 +195,7 @@ impl MotionWorld {
             if use_gpu { "GPU" } else { "CPU" }
         );
         self.use_gpu = use_gpu;
-        self.rows.keep_gpu_journal(use_gpu);
+        self.table.rows.keep_gpu_journal(use_gpu);
         Ok(())
     }
 
@@ -236,7 +236,7 @@ impl MotionWorld {
             gpu.begin_update();
         }
         self.targets.reset_stats();
-        if self.rows.len() == 0 && !self.targets.is_idle() {
+        if self.table.len() == 0 && !self.targets.is_idle() {
             let mut result = self.fill_targets_from_cpu();
             if result.is_err() && self.drop_unusable_targets() {
                 result = self.fill_targets_from_cpu();
@@ -262,7 +262,7 @@ impl MotionWorld {
                 Ok(()) => {
                     // The readback brought the host-targeted motions' values into the
                     // outputs.
-                    self.host_targets.fill(&self.rows.outputs);
+                    self.host_targets.fill(&self.table.rows.outputs);
                     return;
                 }
                 Err(error) => self.lose_gpu(error),
@@ -271,17 +271,17 @@ impl MotionWorld {
         if self.sequences.is_empty() && !self.host_targets.is_empty() {
             // Host arrays filled as the pass goes, from outputs still in cache (sequence
             // children are evaluated after the pass, so not with sequences).
-            let (targets, len) = (&mut self.host_targets, self.rows.len());
+            let (targets, len) = (&mut self.host_targets, self.table.rows.len());
             let mut fill = |rows, outputs: [&[f32]; 4]| targets.fill_rows(rows, outputs, len);
             self.executor
-                .evaluate(&mut self.rows, self.clocks.table(), Some(&mut fill));
+                .evaluate(&mut self.table.rows, self.clocks.table(), Some(&mut fill));
         } else {
             self.executor
-                .evaluate(&mut self.rows, self.clocks.table(), None);
+                .evaluate(&mut self.table.rows, self.clocks.table(), None);
             if !self.sequences.is_empty() {
                 self.evaluate_children();
             }
-            self.host_targets.fill(&self.rows.outputs);
+            self.host_targets.fill(&self.table.rows.outputs);
         }
         // With a device attached, targets are filled under the CPU executor too.
         let mut result = self.fill_targets_from_cpu();
@@ -295,7 +295,7 @@ impl MotionWorld {
 
     /// One GPU evaluation of the update.
     fn evaluate_on_gpu(&mut self) -> Result<(), GpuError> {
-        let len = self.rows.len() as u32;
+        let len = self.table.len() as u32;
         let sequence_depth = if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
             self.sequence_depth()
         } else {
@@ -307,7 +307,7 @@ impl MotionWorld {
         self.bound_rows.clear();
         self.bound_motions.clear();
         for entry in &self.bound {
-            if let Some(slot) = self.slots.get(entry.slot, entry.version) {
+            if let Some(slot) = self.table.slots.get(entry.slot, entry.version) {
                 self.bound_rows.push(slot.row);
                 self.bound_motions.push([entry.slot, entry.version]);
             }
@@ -316,7 +316,7 @@ impl MotionWorld {
         for (row, slot) in self.host_targets.motions() {
             self.bound_rows.push(row);
             self.bound_motions
-                .push([slot, self.slots.slots[slot as usize].version]);
+                .push([slot, self.table.slots[slot as usize].version]);
         }
         let input = FrameInput {
             now: self.clocks.table(),
@@ -324,8 +324,8 @@ impl MotionWorld {
             bound_motions: &self.bound_motions,
             sequence_depth,
         };
-        let slots = &self.slots;
-        gpu.evaluate(&mut self.rows, &input, &mut self.targets, |s, v| {
+        let slots = &self.table.slots;
+        gpu.evaluate(&mut self.table.rows, &input, &mut self.targets, |s, v| {
             slots.get(s, v).map(|x| x.row)
         })
     }
@@ -333,7 +333,7 @@ impl MotionWorld {
     /// Writes the CPU executor's values of targeted motions into their buffers.
     fn fill_targets_from_cpu(&mut self) -> Result<(), GpuError> {
         match self.gpu.as_deref_mut() {
-            Some(gpu) => gpu.fill_targets(&mut self.targets, &self.rows),
+            Some(gpu) => gpu.fill_targets(&mut self.targets, &self.table.rows),
             None => Ok(()),
         }
     }
@@ -358,7 +358,7 @@ impl MotionWorld {
         };
         for g in bad {
             for slot in self.targets.remove_group(g).unwrap_or_default() {
-                self.meta[slot as usize].target = None;
+                self.table.meta[slot as usize].target = None;
                 motions.push(self.handle_of(slot));
             }
         }
@@ -379,8 +379,8 @@ impl MotionWorld {
         };
         let new = old.restarted()?;
         self.gpu = Some(Box::new(new));
-        self.rows.keep_gpu_journal(false);
-        self.rows.keep_gpu_journal(true);
+        self.table.rows.keep_gpu_journal(false);
+        self.table.rows.keep_gpu_journal(true);
         self.targets.forget_bind_groups();
         Ok(())
     }
@@ -392,7 +392,7 @@ impl MotionWorld {
         self.gpu_error = Some(error);
         self.gpu = None;
         self.use_gpu = false;
-        self.rows.keep_gpu_journal(false);
+        self.table.rows.keep_gpu_journal(false);
         self.drop_gpu_targets();
     }
 

@@ -120,7 +120,7 @@ impl MotionWorld {
     /// dropped and it keeps room for as many again, so it follows the group's live motions
     /// at amortised O(1) per motion.
     pub(crate) fn join_group(&mut self, g: GroupId, h: MotionHandle) {
-        let slots = &self.slots;
+        let slots = &self.table.slots;
         if let Ok(group) = self.groups.get_mut(self.id, g) {
             let members = &mut group.members;
             if members.len() == members.capacity() {

@@ -2,7 +2,6 @@
 
 use std::any::TypeId;
 
-use super::slots::{Slot, BITS_EXACT, BITS_ROUNDING};
 use super::visit::binds_at;
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
@@ -11,6 +10,7 @@ use crate::core::settings::MotionStatus;
 use crate::core::value::{Animatable, Lanes, RoundingMode};
 use crate::error::MotionError;
 use crate::eval::{progress, Progress};
+use crate::table::slots::{Slot, BITS_EXACT, BITS_ROUNDING};
 
 impl MotionWorld {
     /// `(slot, row)` of a live motion, or why there is none.
@@ -33,21 +33,21 @@ impl MotionWorld {
     /// removals exist only while `removals` lists them, so outside callbacks the metadata is
     /// not read.
     #[inline]
-    fn live_slot(&self, h: MotionHandle) -> Option<super::slots::Slot> {
-        self.slots
-            .get(h.slot, h.version)
-            .filter(|_| self.removals.is_empty() || !self.meta[h.slot as usize].pending_removal)
+    fn live_slot(&self, h: MotionHandle) -> Option<Slot> {
+        self.table.slots.get(h.slot, h.version).filter(|_| {
+            self.removals.is_empty() || !self.table.meta[h.slot as usize].pending_removal
+        })
     }
 
     fn row(&self, h: MotionHandle) -> Result<&MotionRow, MotionError> {
         let (_, row) = self.live(h)?;
-        Ok(&self.rows.rows[row as usize])
+        Ok(&self.table.rows.rows[row as usize])
     }
 
     /// [`live`](Self::live) for the operations a sequence's child refuses.
     fn live_alone(&self, h: MotionHandle) -> Result<(u32, u32), MotionError> {
         let (slot, row) = self.live(h)?;
-        if self.meta[slot as usize].in_sequence {
+        if self.table.meta[slot as usize].in_sequence {
             return Err(MotionError::InSequence(h));
         }
         Ok((slot, row))
@@ -55,8 +55,8 @@ impl MotionWorld {
 
     /// The clock and evaluation now of row `index` (a sequence's child included).
     fn evaluate_index(&self, index: u32) -> (f64, Progress) {
-        let time = super::sequence::clock_at(&self.rows, index, self.clocks.table());
-        (time, progress(&self.rows.rows[index as usize], time))
+        let time = super::sequence::clock_at(&self.table.rows, index, self.clocks.table());
+        (time, progress(&self.table.rows.rows[index as usize], time))
     }
 
     /// Whether the handle was issued by this world. It may have finished since: use
@@ -86,7 +86,7 @@ impl MotionWorld {
     /// Delayed, Playing or Completed.
     pub fn status(&self, h: MotionHandle) -> Result<MotionStatus, MotionError> {
         let (slot, row) = self.live(h)?;
-        let meta = &self.meta[slot as usize];
+        let meta = &self.table.meta[slot as usize];
         if meta.birth_update == self.updates && !meta.touched {
             return Ok(MotionStatus::Scheduled);
         }
@@ -108,13 +108,13 @@ impl MotionWorld {
     /// Eased progress now (after the loop type; the `p` the value is interpolated with).
     pub fn progress(&self, h: MotionHandle) -> Result<f32, MotionError> {
         let (_, row_index) = self.live(h)?;
-        let row = &self.rows.rows[row_index as usize];
+        let row = &self.table.rows.rows[row_index as usize];
         let now = self.evaluate_index(row_index).1;
         Ok(crate::eval::clock::eased_with(
             row,
             &now,
-            self.rows.params(row_index),
-            self.rows.curves.keys(),
+            self.table.rows.params(row_index),
+            self.table.rows.curves.keys(),
         ))
     }
 
@@ -140,7 +140,7 @@ impl MotionWorld {
     /// `f32`), else [`MotionError::TypeMismatch`].
     pub fn value<T: Animatable>(&self, h: MotionHandle) -> Result<T, MotionError> {
         let (slot, row_index) = self.live(h)?;
-        let entry = self.slots.slots[slot as usize];
+        let entry = self.table.slots[slot as usize];
         if self.value_types.get(usize::from(entry.value_type)) != Some(&TypeId::of::<T>()) {
             return Err(MotionError::TypeMismatch(h));
         }
@@ -159,18 +159,19 @@ impl MotionWorld {
             && entry.changed != self.updates as u32
             && entry.bits & BITS_EXACT == 0
         {
-            return super::visit::output(&self.rows, row_index, lanes);
+            return super::visit::output(&self.table.rows, row_index, lanes);
         }
-        let row = &self.rows.rows[row_index as usize];
+        let row = &self.table.rows.rows[row_index as usize];
         let now = self.evaluate_index(row_index).1;
-        self.rows
+        self.table
+            .rows
             .value_at(row_index, &now, self.clocks.now[row.clock_index()])
     }
 
     /// Keeps the motion after it completes (see [`Motion::preserve`](crate::Motion::preserve)).
     pub fn preserve(&mut self, h: MotionHandle) -> Result<(), MotionError> {
         let (slot, _) = self.live(h)?;
-        self.meta[slot as usize].options.preserve = true;
+        self.table.meta[slot as usize].options.preserve = true;
         Ok(())
     }
 
@@ -231,7 +232,7 @@ impl MotionWorld {
 
     pub(super) fn complete_inner(&mut self, h: MotionHandle) -> Result<(), MotionError> {
         let (slot, row_index) = self.live_alone(h)?;
-        let mut row = self.rows.rows[row_index as usize];
+        let mut row = self.table.rows.rows[row_index as usize];
         if row.loops < 0 {
             return Err(MotionError::InfiniteLoops(h));
         }
@@ -252,10 +253,10 @@ impl MotionWorld {
         }
         let now = anchor_keeping(&mut row, w, end, Progress::is_completed);
         self.reanchored(slot, row_index, row);
-        self.meta[slot as usize].touched = true;
-        let value = self.meta[slot as usize]
+        self.table.meta[slot as usize].touched = true;
+        let value = self.table.meta[slot as usize]
             .has_bind
-            .then(|| self.rows.value_at(row_index, &now, w));
+            .then(|| self.table.rows.value_at(row_index, &now, w));
         if self.fire(slot, &prev, &now, value.as_ref()) {
             self.schedule(slot, row_index, row.clock(w));
         }
@@ -271,7 +272,7 @@ impl MotionWorld {
                 value: time,
             });
         }
-        let mut row = self.rows.rows[row_index as usize];
+        let mut row = self.table.rows.rows[row_index as usize];
         let w = self.clocks.now[row.clock_index()];
         if !anchor_in_range(&row, w, time) {
             return Err(MotionError::OutOfRange {
@@ -286,11 +287,11 @@ impl MotionWorld {
             p.status == want.status && p.completed_loops == want.completed_loops
         });
         self.reanchored(slot, row_index, row);
-        self.meta[slot as usize].touched = true;
+        self.table.meta[slot as usize].touched = true;
         let clock = row.clock(w);
-        let meta = self.meta[slot as usize];
+        let meta = self.table.meta[slot as usize];
         let value = (meta.has_bind && binds_at(now.status, &meta.options))
-            .then(|| self.rows.value_at(row_index, &now, w));
+            .then(|| self.table.rows.value_at(row_index, &now, w));
         if self.fire(slot, &prev, &now, value.as_ref()) {
             self.schedule(slot, row_index, clock);
         }
@@ -310,7 +311,7 @@ impl MotionWorld {
                 value: f64::from(speed),
             });
         }
-        let mut row = self.rows.rows[row_index as usize];
+        let mut row = self.table.rows.rows[row_index as usize];
         let w = self.clocks.now[row.clock_index()];
         let (time, before) = self.evaluate_index(row_index);
         row.speed = speed;
@@ -332,10 +333,10 @@ impl MotionWorld {
 
     /// Stores a re-anchored row and makes the motion's pending heap entries stale.
     fn reanchored(&mut self, slot: u32, row_index: u32, row: MotionRow) {
-        self.rows.set_row(row_index, row);
-        let meta = &mut self.meta[slot as usize];
+        self.table.rows.set_row(row_index, row);
+        let meta = &mut self.table.meta[slot as usize];
         meta.stamp = meta.stamp.wrapping_add(1);
-        self.slots.slots[slot as usize].changed = self.updates as u32;
+        self.table.slots.set_changed(slot, self.updates as u32);
     }
 }
 

@@ -1,48 +1,35 @@
-//! Where the table's runs of one shape (`table/runs.rs`) meet the world: after a row moves,
-//! its slot, target and sequence children are pointed at its new place.
+//! Where the table's moves (`table/motions.rs`: runs of one shape, regrouping) meet the
+//! world: the table fixes the slots of the rows it moved, the world points their targets
+//! and sequence children at their new places.
 
 use super::MotionWorld;
 
 impl MotionWorld {
-    /// Moves the row just pushed into its class's run.
-    pub(super) fn place_new_row(&mut self) {
-        let swaps = self.rows.place_last();
-        self.relink(swaps.rows());
-    }
-
-    /// Removes row `index` from the table.
-    pub(super) fn remove_row(&mut self, index: u32) {
-        let swaps = self.rows.remove(index);
-        self.relink(swaps.rows());
-    }
-
     /// Puts the rows in groups of one configuration within their runs when enough are out
     /// of theirs (`Rows::regroup`).
     pub(super) fn regroup_rows(&mut self) {
-        self.rows.regroup();
-        let moved = std::mem::take(&mut self.rows.regroup.moved);
+        let moved = self.table.regroup();
         self.relink(moved.iter().copied());
-        self.rows.regroup.moved = moved;
+        self.table.recycle_moved(moved);
     }
 
-    /// Points the slots, targets and sequence children of swapped rows at their new places
-    /// (the removed row, now past the end, has no owner left to tell). Children last: their
-    /// own rows may be among the swapped ones.
-    fn relink(&mut self, rows: impl Iterator<Item = u32> + Clone) {
+    /// Points the targets and sequence children of moved rows at their new places (the
+    /// removed row, past the end, has no owner left to tell). Children last: their own rows
+    /// may be among the moved ones.
+    pub(super) fn relink(&mut self, rows: impl Iterator<Item = u32> + Clone) {
         for index in rows.clone() {
-            let Some(&slot) = self.rows.slot_of.get(index as usize) else {
+            let Some(&slot) = self.table.rows.slot_of().get(index as usize) else {
                 continue;
             };
-            self.slots.set_row(slot, index);
-            if let Some(target) = self.meta[slot as usize].target {
+            if let Some(target) = self.table.meta[slot as usize].target {
                 self.relink_target(target, index);
             }
         }
         for index in rows {
-            let Some(&slot) = self.rows.slot_of.get(index as usize) else {
+            let Some(&slot) = self.table.rows.slot_of().get(index as usize) else {
                 continue;
             };
-            if self.meta[slot as usize].is_sequence {
+            if self.table.meta[slot as usize].is_sequence {
                 self.relink_children(slot, index);
             }
         }
@@ -60,7 +47,7 @@ mod tests {
     /// The table is in runs of one class each, every slot points at its row, and every
     /// sequence child at its sequence's row.
     fn check(world: &MotionWorld, what: &str) {
-        let rows = &world.rows;
+        let rows = &world.table.rows;
         let mut start = 0;
         for (class, &end) in rows.class_end.iter().enumerate() {
             for i in start..end {
@@ -73,9 +60,9 @@ mod tests {
             rows.len(),
             "{what}: the runs cover the table"
         );
-        for (i, &slot) in rows.slot_of.iter().enumerate() {
+        for (i, &slot) in rows.slot_of().iter().enumerate() {
             assert_eq!(
-                world.slots.slots[slot as usize].row, i as u32,
+                world.table.slots[slot as usize].row, i as u32,
                 "{what}: slot {slot}"
             );
         }
@@ -120,7 +107,7 @@ mod tests {
         }
         world.update(0.25).expect("valid delta");
         check(&world, "after the update");
-        let rows = &world.rows;
+        let rows = &world.table.rows;
         let mut seen = std::collections::HashSet::new();
         for i in 0..rows.len() {
             let key = (class_of(&rows.rows[i]), rows.rows[i].flags & !FLAG_CHILD);

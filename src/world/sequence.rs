@@ -61,8 +61,8 @@ impl MotionWorld {
     /// cannot join one.
     pub(crate) fn sequence_child_length(&self, h: MotionHandle) -> Result<f64, SequenceChildError> {
         let (slot, row) = self.live(h).map_err(|_| SequenceChildError::NotLive)?;
-        let meta = &self.meta[slot as usize];
-        let row = &self.rows.rows[row as usize];
+        let meta = &self.table.meta[slot as usize];
+        let row = &self.table.rows.rows[row as usize];
         if meta.in_sequence {
             return Err(SequenceChildError::AlreadyInSequence);
         }
@@ -97,8 +97,8 @@ impl MotionWorld {
         // Queued commands wait until the children are linked (one could clear the world).
         let handle = self.insert_unsettled(built, reserved);
         let seq_slot = handle.slot;
-        let seq_row = self.slots.slots[seq_slot as usize].row;
-        let meta = &mut self.meta[seq_slot as usize];
+        let seq_row = self.table.slots[seq_slot as usize].row;
+        let meta = &mut self.table.meta[seq_slot as usize];
         meta.is_sequence = true;
         // Visited every update, like a bound motion, to drive its children. (Not always
         // last: `insert` may have applied queued spawns after making the sequence.)
@@ -118,17 +118,17 @@ impl MotionWorld {
         for child in placed {
             let slot = child.handle.slot;
             data.height = data.height.max(self.sequence_height(slot) + 1);
-            let meta = &mut self.meta[slot as usize];
+            let meta = &mut self.table.meta[slot as usize];
             meta.in_sequence = true;
             // Its clock is the sequence's now: pending heap entries become stale.
             meta.stamp = meta.stamp.wrapping_add(1);
             self.visit_exactly(slot);
-            let index = self.slots.slots[slot as usize].row;
-            let mut row = self.rows.rows[index as usize];
+            let index = self.table.slots[slot as usize].row;
+            let mut row = self.table.rows.rows[index as usize];
             row.flags |= FLAG_CHILD;
             row.base_hi = child.position;
             row.base_lo = f32::from_bits(seq_row);
-            self.rows.set_row(index, row);
+            self.table.rows.set_row(index, row);
             data.children.push(Child {
                 slot,
                 version: child.handle.version,
@@ -137,7 +137,7 @@ impl MotionWorld {
         }
         self.sequences.insert(seq_slot, data);
         if immediate_bind {
-            let row = &self.rows.rows[seq_row as usize];
+            let row = &self.table.rows.rows[seq_row as usize];
             let start = progress(row, row.clock(self.clocks.now[row.clock_index()]));
             self.drive_children(seq_slot, &start, &start);
         }
@@ -151,9 +151,9 @@ impl MotionWorld {
     /// started child wins). When the sequence completes in this step, children that have
     /// not completed are completed (their complete callbacks fire).
     pub(super) fn drive_children(&mut self, slot: u32, prev: &Progress, now: &Progress) {
-        let index = self.slots.slots[slot as usize].row;
-        let v_prev = sequence_value(&self.rows, index, prev);
-        let v_now = sequence_value(&self.rows, index, now);
+        let index = self.table.slots[slot as usize].row;
+        let v_prev = sequence_value(&self.table.rows, index, prev);
+        let v_now = sequence_value(&self.table.rows, index, now);
         let finishing = now.is_completed() && !prev.is_completed();
         // Taken out while callbacks run (nothing structural happens until they are done;
         // a nested sequence takes out its own list).
@@ -177,14 +177,14 @@ impl MotionWorld {
     }
 
     fn drive_child(&mut self, child: &Child, v_prev: f64, v_now: f64, finishing: bool) {
-        let Some(entry) = self.slots.get(child.slot, child.version) else {
+        let Some(entry) = self.table.slots.get(child.slot, child.version) else {
             return; // removed on its own (a failing bind with cancel-on-error)
         };
-        let meta = self.meta[child.slot as usize];
+        let meta = self.table.meta[child.slot as usize];
         if meta.pending_removal {
             return;
         }
-        let row = self.rows.rows[entry.row as usize];
+        let row = self.table.rows.rows[entry.row as usize];
         let position = f64::from(child.position);
         let prev = progress(&row, v_prev - position);
         let now = progress(&row, v_now - position);
@@ -192,9 +192,9 @@ impl MotionWorld {
         let w = self.clocks.now[row.clock_index()];
         let value = (meta.has_bind && binds_at(now.status, &meta.options)).then(|| {
             if self.visiting && !(completing && self.values_are_late()) {
-                self.rows.output(entry.row)
+                self.table.rows.output(entry.row)
             } else {
-                self.rows.value_at(entry.row, &now, w)
+                self.table.rows.value_at(entry.row, &now, w)
             }
         });
         if !self.visiting {
@@ -212,9 +212,9 @@ impl MotionWorld {
     fn force_complete(&mut self, slot: u32) {
         self.end_with_complete(slot);
         for child in self.children_of(slot) {
-            if let Some(entry) = self.slots.get(child.slot, child.version) {
-                let row = &self.rows.rows[entry.row as usize];
-                let time = clock_at(&self.rows, entry.row, self.clocks.table());
+            if let Some(entry) = self.table.slots.get(child.slot, child.version) {
+                let row = &self.table.rows.rows[entry.row as usize];
+                let time = clock_at(&self.table.rows, entry.row, self.clocks.table());
                 if !progress(row, time).is_completed() {
                     self.force_complete(child.slot);
                 }
@@ -226,8 +226,8 @@ impl MotionWorld {
     /// have not ended (completed, in any pass) fire, in placement order.
     pub(super) fn cancel_children(&mut self, slot: u32) {
         for child in self.children_of(slot) {
-            if self.slots.get(child.slot, child.version).is_some()
-                && !self.meta[child.slot as usize].pending_removal
+            if self.table.slots.get(child.slot, child.version).is_some()
+                && !self.table.meta[child.slot as usize].pending_removal
             {
                 self.cancel_slot(child.slot);
             }
@@ -240,7 +240,7 @@ impl MotionWorld {
             return;
         };
         for child in data.children {
-            if self.slots.get(child.slot, child.version).is_some() {
+            if self.table.slots.get(child.slot, child.version).is_some() {
                 self.mark_removal(child.slot);
             }
         }
@@ -252,10 +252,10 @@ impl MotionWorld {
             return;
         };
         for child in &data.children {
-            if let Some(entry) = self.slots.get(child.slot, child.version) {
-                let mut row = self.rows.rows[entry.row as usize];
+            if let Some(entry) = self.table.slots.get(child.slot, child.version) {
+                let mut row = self.table.rows.rows[entry.row as usize];
                 row.base_lo = f32::from_bits(index);
-                self.rows.set_row(entry.row, row);
+                self.table.rows.set_row(entry.row, row);
             }
         }
     }
@@ -266,13 +266,16 @@ impl MotionWorld {
         let now = self.clocks.now;
         for data in self.sequences.values() {
             for child in &data.children {
-                let Some(entry) = self.slots.get(child.slot, child.version) else {
+                let Some(entry) = self.table.slots.get(child.slot, child.version) else {
                     continue;
                 };
-                let row = self.rows.rows[entry.row as usize];
-                let p = progress(&row, clock_at(&self.rows, entry.row, &now));
-                let value = self.rows.value_at(entry.row, &p, now[row.clock_index()]);
-                for (column, lane) in self.rows.outputs.iter_mut().zip(value) {
+                let row = self.table.rows.rows[entry.row as usize];
+                let p = progress(&row, clock_at(&self.table.rows, entry.row, &now));
+                let value = self
+                    .table
+                    .rows
+                    .value_at(entry.row, &p, now[row.clock_index()]);
+                for (column, lane) in self.table.rows.outputs.iter_mut().zip(value) {
                     column[entry.row as usize] = lane;
                 }
             }
@@ -305,11 +308,11 @@ impl MotionWorld {
     /// Asserts that every live child row names its sequence's current row as its parent.
     pub(super) fn assert_children_linked(&self) {
         for (&sequence, data) in &self.sequences {
-            let parent = self.slots.slots[sequence as usize].row;
+            let parent = self.table.slots[sequence as usize].row;
             for child in &data.children {
-                if let Some(entry) = self.slots.get(child.slot, child.version) {
+                if let Some(entry) = self.table.slots.get(child.slot, child.version) {
                     assert_eq!(
-                        self.rows.rows[entry.row as usize].parent_row(),
+                        self.table.rows.rows[entry.row as usize].parent_row(),
                         parent,
                         "child of the sequence in slot {sequence}"
                     );

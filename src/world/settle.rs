@@ -1,7 +1,5 @@
 //! Settling after callbacks: removals, queued commands, and keeping memory in line with load.
 
-use std::sync::PoisonError;
-
 use super::callbacks::{guarded, CallbackError, CallbackKind};
 use super::commands::{Command, Deferred};
 use super::MotionWorld;
@@ -17,10 +15,7 @@ impl MotionWorld {
         self.settling = true;
         loop {
             self.apply_removals();
-            {
-                let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-                std::mem::swap(&mut state.commands, &mut self.batch);
-            }
+            self.shared.take(&mut self.batch);
             if self.batch.is_empty() {
                 break;
             }
@@ -83,7 +78,7 @@ impl MotionWorld {
         while i < self.removals.len() {
             let slot = self.removals[i];
             i += 1;
-            let meta = &mut self.meta[slot as usize];
+            let meta = &mut self.table.meta[slot as usize];
             if !meta.pending_removal {
                 continue; // cleared in between
             }
@@ -96,9 +91,10 @@ impl MotionWorld {
             if is_sequence {
                 self.remove_children(slot);
             }
-            self.remove_row(self.slots.slots[slot as usize].row);
+            // Before the slot is freed: a report names the motion's handle.
             self.drop_callbacks(slot);
-            self.slots.free(slot);
+            let swaps = self.table.remove(slot);
+            self.relink(swaps.rows());
         }
         self.removals.clear();
     }
@@ -107,7 +103,7 @@ impl MotionWorld {
     /// O(1) unless it acts, and it acts only when at least half of a structure is waste.
     pub(super) fn maintain(&mut self) {
         if self.bound_dead > 32 && self.bound_dead * 2 > self.bound.len() {
-            let slots = &self.slots;
+            let slots = &self.table.slots;
             self.bound
                 .retain(|e| slots.get(e.slot, e.version).is_some());
             self.reindex_bound(0);
@@ -116,15 +112,15 @@ impl MotionWorld {
                 self.bound.shrink_to(self.bound.len() * 2);
             }
         }
-        if self.events.len() > 2 * self.rows.len() + 1024 {
-            let meta = &self.meta;
+        if self.events.len() > 2 * self.table.len() + 1024 {
+            let meta = &self.table.meta;
             self.events.purge(|slot, seq, stamp| {
                 meta.get(slot as usize)
                     .is_some_and(|m| m.seq == seq && m.stamp == stamp)
             });
         }
-        self.rows.shrink_if_sparse();
-        if self.rows.len() == 0 {
+        self.table.rows.shrink_if_sparse();
+        if self.table.len() == 0 {
             // An empty world evaluates nothing, so the executors' per-row state (the CPU
             // segment cache, the GPU table) would never shrink otherwise.
             self.executor.release_idle();
@@ -132,25 +128,25 @@ impl MotionWorld {
                 gpu.release_idle();
             }
         }
-        let slot_count = self.slots.slots.len();
-        if slot_count > 64
-            && self.slots.vacant() * 2 > slot_count
-            && self.slots.slots.last().is_some_and(|s| !s.is_occupied())
-        {
-            self.slots.trim();
-            let len = self.slots.slots.len();
-            if len < self.meta.len() {
-                self.meta.truncate(len);
-                self.callbacks.truncate(len);
-                self.meta.shrink_to(len * 2);
-                self.callbacks.shrink_to(len * 2);
+        if self.table.trim_due() {
+            // Only with no queued command: a queued spawn may hold a reserved fresh slot,
+            // and the lock keeps new reservations out while the table trims.
+            let shared = std::sync::Arc::clone(&self.shared);
+            let state = shared.lock();
+            if state.commands.is_empty() {
+                if let Some(len) = self.table.trim() {
+                    if len < self.callbacks.len() {
+                        self.callbacks.truncate(len);
+                        self.callbacks.shrink_to(len * 2);
+                    }
+                }
             }
         }
         if self.sequences.capacity() > 64 && self.sequences.len() * 4 < self.sequences.capacity() {
             self.sequences.shrink_to(self.sequences.len() * 2);
         }
         // Per-update lists, sized by the motions: shrunk when the world has shrunk.
-        let live = self.rows.len();
+        let live = self.table.len();
         self.events.shrink_if_sparse(live);
         shrink_if_sparse(&mut self.due, live);
         shrink_if_sparse(&mut self.removals, live);

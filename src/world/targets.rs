@@ -168,7 +168,7 @@ impl MotionWorld {
             self.host_targets.unregister(id.slot())
         };
         for slot in owners.ok_or(TargetError::Unknown)? {
-            self.meta[slot as usize].target = None;
+            self.table.meta[slot as usize].target = None;
         }
         Ok(())
     }
@@ -221,7 +221,7 @@ impl MotionWorld {
         } else {
             self.host_targets.add(list, slot, entry)
         };
-        self.meta[slot as usize].target = added.map(|entry| TargetRef {
+        self.table.meta[slot as usize].target = added.map(|entry| TargetRef {
             target: target.id.index,
             entry,
         });
@@ -229,7 +229,7 @@ impl MotionWorld {
 
     /// Unlinks a removed motion from its target.
     pub(super) fn unlink_target(&mut self, slot: u32) {
-        let Some(r) = self.meta[slot as usize].target.take() else {
+        let Some(r) = self.table.meta[slot as usize].target.take() else {
             return;
         };
         let moved = if r.is_gpu() {
@@ -238,7 +238,7 @@ impl MotionWorld {
             self.host_targets.remove(r)
         };
         if let Some(owner) = moved {
-            self.meta[owner as usize].target = Some(r);
+            self.table.meta[owner as usize].target = Some(r);
         }
     }
 
@@ -255,12 +255,12 @@ impl MotionWorld {
     /// gets it at once; for a GPU buffer it is queued, and the next update's scatter writes
     /// it (nothing is written to the device between updates).
     pub(super) fn write_final_target(&mut self, slot: u32, now: &Progress) {
-        let Some(r) = self.meta[slot as usize].target else {
+        let Some(r) = self.table.meta[slot as usize].target else {
             return;
         };
-        let row = self.slots.slots[slot as usize].row;
-        let w = self.clocks.now[self.rows.rows[row as usize].clock_index()];
-        let value = self.rows.value_at(row, now, w);
+        let row = self.table.slots[slot as usize].row;
+        let w = self.clocks.now[self.table.rows.rows[row as usize].clock_index()];
+        let value = self.table.rows.value_at(row, now, w);
         if r.is_gpu() {
             self.targets.queue_final(r, &value);
         } else {
@@ -271,8 +271,8 @@ impl MotionWorld {
     /// Forgets every GPU target (their device is gone or replaced); host targets stay.
     pub(super) fn drop_gpu_targets(&mut self) {
         self.targets.clear();
-        for &slot in &self.rows.slot_of {
-            let meta = &mut self.meta[slot as usize];
+        for &slot in self.table.rows.slot_of() {
+            let meta = &mut self.table.meta[slot as usize];
             if meta.target.is_some_and(TargetRef::is_gpu) {
                 meta.target = None;
             }

@@ -12,7 +12,6 @@ use crate::core::value::Lanes;
 use crate::eval::{progress, Progress};
 use crate::table::rows::Rows;
 use crate::world::built::MotionOptions;
-use std::sync::PoisonError;
 
 impl MotionWorld {
     /// An update's visits: the bound motions and the due ones, merged in creation order
@@ -46,7 +45,7 @@ impl MotionWorld {
                 break;
             }
             b += 1;
-            let Some(live) = self.slots.get(entry.slot, entry.version) else {
+            let Some(live) = self.table.slots.get(entry.slot, entry.version) else {
                 continue;
             };
             let slot = entry.slot;
@@ -55,11 +54,11 @@ impl MotionWorld {
                 continue;
             }
             // Only a visit marks a motion for removal, and this is the motion's only visit.
-            debug_assert!(!self.meta[slot as usize].pending_removal);
+            debug_assert!(!self.table.meta[slot as usize].pending_removal);
             let Some(bind) = entry.bind.as_mut() else {
                 continue;
             };
-            let value = output(&self.rows, live.row, entry.lanes);
+            let value = output(&self.table.rows, live.row, entry.lanes);
             if let Err(message) = guarded(|| bind(&value)) {
                 self.bind_failed(slot, message);
             }
@@ -77,8 +76,8 @@ impl MotionWorld {
     /// Points the live motions of bound entries from `from` on at their entries.
     pub(super) fn reindex_bound(&mut self, from: usize) {
         for (i, entry) in self.bound.iter().enumerate().skip(from) {
-            if self.slots.get(entry.slot, entry.version).is_some() {
-                self.meta[entry.slot as usize].bound = Some(i as u32);
+            if self.table.slots.get(entry.slot, entry.version).is_some() {
+                self.table.meta[entry.slot as usize].bound = Some(i as u32);
             }
         }
     }
@@ -86,20 +85,20 @@ impl MotionWorld {
     /// Gives a motion that joined a sequence the exact visit (which leaves it to its
     /// sequence) and `value` its exact path (its row's output is not its value).
     pub(super) fn visit_exactly(&mut self, slot: u32) {
-        self.slots.slots[slot as usize].bits |= super::slots::BITS_EXACT;
-        if let Some(i) = self.meta[slot as usize].bound {
+        self.table.slots.set_exact(slot);
+        if let Some(i) = self.table.meta[slot as usize].bound {
             self.bound[i as usize].exact = true;
         }
     }
 
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
     pub(super) fn visit(&mut self, slot: u32, scheduled: bool) {
-        let meta = self.meta[slot as usize];
+        let meta = self.table.meta[slot as usize];
         if meta.pending_removal || meta.in_sequence {
             return; // gone, or driven by its sequence
         }
-        let row_index = self.slots.slots[slot as usize].row;
-        let row = self.rows.rows[row_index as usize];
+        let row_index = self.table.slots[slot as usize].row;
+        let row = self.table.rows.rows[row_index as usize];
         let kind = row.clock_index();
         let prev = progress(&row, row.clock(self.clocks.prev[kind]));
         let time = row.clock(self.clocks.now[kind]);
@@ -108,9 +107,11 @@ impl MotionWorld {
             if now.is_completed() && !prev.is_completed() && self.values_are_late() {
                 // A completing bind is the motion's last word: its end value, not the
                 // previous update's (a pipelined readback is one update late).
-                self.rows.value_at(row_index, &now, self.clocks.now[kind])
+                self.table
+                    .rows
+                    .value_at(row_index, &now, self.clocks.now[kind])
             } else {
-                self.rows.output(row_index)
+                self.table.rows.output(row_index)
             }
         });
         if self.fire(slot, &prev, &now, value.as_ref()) && scheduled {
@@ -128,7 +129,7 @@ impl MotionWorld {
         now: &Progress,
         value: Option<&Lanes>,
     ) -> bool {
-        if self.meta[slot as usize].is_sequence {
+        if self.table.meta[slot as usize].is_sequence {
             self.drive_children(slot, prev, now);
         }
         if let Some(value) = value {
@@ -136,8 +137,8 @@ impl MotionWorld {
                 return false;
             }
         }
-        if self.meta[slot as usize].awaits_start && started(now.status) {
-            self.meta[slot as usize].awaits_start = false;
+        if self.table.meta[slot as usize].awaits_start && started(now.status) {
+            self.table.meta[slot as usize].awaits_start = false;
             self.call(slot, CallbackKind::Start, |c| c.start.as_mut().map(guarded));
         }
         if now.completed_loops > prev.completed_loops {
@@ -148,7 +149,7 @@ impl MotionWorld {
         }
         if now.is_completed() && !prev.is_completed() {
             self.end_with_complete(slot);
-            let meta = &self.meta[slot as usize];
+            let meta = &self.table.meta[slot as usize];
             // A sequence's children live (and can replay) until their sequence ends.
             if !meta.options.preserve && !meta.in_sequence {
                 if !self.visiting {
@@ -167,7 +168,7 @@ impl MotionWorld {
     /// Fires the complete callback and resolves the futures, unless the motion (a child of
     /// a looping or scrubbed sequence, replaying) has ended already: a motion ends once.
     pub(super) fn end_with_complete(&mut self, slot: u32) {
-        let meta = &mut self.meta[slot as usize];
+        let meta = &mut self.table.meta[slot as usize];
         if meta.ended {
             return;
         }
@@ -181,7 +182,7 @@ impl MotionWorld {
     /// Calls the bind; a panic is reported and, with cancel-on-error, cancels the motion.
     /// Returns whether the motion lives on.
     pub(super) fn call_bind(&mut self, slot: u32, value: &Lanes) -> bool {
-        let Some(bind) = self.meta[slot as usize]
+        let Some(bind) = self.table.meta[slot as usize]
             .bound
             .and_then(|i| self.bound[i as usize].bind.as_mut())
         else {
@@ -198,11 +199,11 @@ impl MotionWorld {
     fn bind_failed(&mut self, slot: u32, message: String) -> bool {
         self.report(CallbackError {
             handle: self.handle_of(slot),
-            debug_name: self.meta[slot as usize].debug_name,
+            debug_name: self.table.meta[slot as usize].debug_name,
             kind: CallbackKind::Bind,
             message,
         });
-        if self.meta[slot as usize].options.cancel_on_error {
+        if self.table.meta[slot as usize].options.cancel_on_error {
             self.cancel_slot(slot);
             return false;
         }
@@ -226,7 +227,7 @@ impl MotionWorld {
                 let handle = self.handle_of(slot);
                 self.report(CallbackError {
                     handle,
-                    debug_name: self.meta[slot as usize].debug_name,
+                    debug_name: self.table.meta[slot as usize].debug_name,
                     kind,
                     message,
                 });
@@ -238,7 +239,7 @@ impl MotionWorld {
     /// Drops a motion's callbacks (before its slot is freed: the report names its handle),
     /// catching a panic in the `Drop` of what they captured.
     pub(super) fn drop_callbacks(&mut self, slot: u32) {
-        let bind = self.meta[slot as usize]
+        let bind = self.table.meta[slot as usize]
             .bound
             .take()
             .and_then(|i| self.bound[i as usize].bind.take());
@@ -250,7 +251,7 @@ impl MotionWorld {
         if let Err(message) = guarded(move || drop((bind, callbacks))) {
             self.report(CallbackError {
                 handle: self.handle_of(slot),
-                debug_name: self.meta[slot as usize].debug_name,
+                debug_name: self.table.meta[slot as usize].debug_name,
                 kind: CallbackKind::Drop,
                 message,
             });
@@ -277,14 +278,14 @@ impl MotionWorld {
         MotionHandle {
             world: self.id,
             slot,
-            version: self.slots.slots[slot as usize].version,
+            version: self.table.slots[slot as usize].version,
         }
     }
 
     /// Cancels a live motion: cancel callback, then removal after the current loop.
     pub(super) fn cancel_slot(&mut self, slot: u32) {
         self.mark_removal(slot);
-        let meta = &mut self.meta[slot as usize];
+        let meta = &mut self.table.meta[slot as usize];
         if !meta.ended {
             meta.ended = meta.in_sequence;
             self.call(slot, CallbackKind::Cancel, |c| {
@@ -292,7 +293,7 @@ impl MotionWorld {
             });
             self.resolve_completion(slot, Err(Canceled));
         }
-        if self.meta[slot as usize].is_sequence {
+        if self.table.meta[slot as usize].is_sequence {
             self.cancel_children(slot);
         }
     }
@@ -338,9 +339,9 @@ impl MotionWorld {
         let Ok((slot, row)) = self.live(h) else {
             return self.queued_completion(h);
         };
-        let time = super::sequence::clock_at(&self.rows, row, self.clocks.table());
-        if self.meta[slot as usize].ended
-            || progress(&self.rows.rows[row as usize], time).is_completed()
+        let time = super::sequence::clock_at(&self.table.rows, row, self.clocks.table());
+        if self.table.meta[slot as usize].ended
+            || progress(&self.table.rows.rows[row as usize], time).is_completed()
         {
             return Completion::resolved(Ok(()));
         }
@@ -356,7 +357,7 @@ impl MotionWorld {
     /// anything else resolves `Err(Canceled)` at once. O(queued commands).
     fn queued_completion(&mut self, h: MotionHandle) -> Completion {
         if h.world == self.id {
-            let mut state = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut state = self.shared.lock();
             for command in &mut state.commands {
                 let resolver = match command {
                     Command::Spawn(handle, built) if *handle == h => built
@@ -376,7 +377,7 @@ impl MotionWorld {
     }
 
     pub(super) fn mark_removal(&mut self, slot: u32) {
-        let meta = &mut self.meta[slot as usize];
+        let meta = &mut self.table.meta[slot as usize];
         if !meta.pending_removal {
             meta.pending_removal = true;
             meta.stamp = meta.stamp.wrapping_add(1);
@@ -386,11 +387,11 @@ impl MotionWorld {
 
     /// Pushes the motion's next event, if it has one. `time` is its clock now.
     pub(super) fn schedule(&mut self, slot: u32, row_index: u32, time: f64) {
-        let meta = &self.meta[slot as usize];
+        let meta = &self.table.meta[slot as usize];
         if meta.in_sequence {
             return; // its sequence drives it
         }
-        let row = &self.rows.rows[row_index as usize];
+        let row = &self.table.rows.rows[row_index as usize];
         if row.speed <= 0.0 || (row.loops < 0 && !meta.has_loop_callback && !meta.awaits_start) {
             return; // no event ever (see `next_event_key`): spare the evaluation
         }

@@ -1,0 +1,56 @@
+//! What the world keeps per motion beside its row: per-slot metadata (the table's `M`) and
+//! the bound list's entries.
+
+use super::built::MotionOptions;
+use super::callbacks::BindFn;
+use crate::table::targets::TargetRef;
+
+/// Per-slot CPU-side state (never moves on swap-remove).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SlotMeta {
+    /// Creation sequence number: unique for the world's lifetime, defines visiting order.
+    pub(super) seq: u64,
+    /// Rises on every re-anchor; heap entries of older stamps (or other seqs) are stale.
+    pub(super) stamp: u32,
+    pub(super) options: MotionOptions,
+    pub(super) debug_name: &'static str,
+    pub(super) has_bind: bool,
+    pub(super) has_loop_callback: bool,
+    /// Has an `on_start` that has not fired yet (its start is an event to predict).
+    pub(super) awaits_start: bool,
+    /// Update count at creation; `status` is Scheduled until the next update.
+    pub(super) birth_update: u64,
+    /// Re-timed by `set_time` or `complete` since creation (then no longer Scheduled).
+    pub(super) touched: bool,
+    /// Finished during the current callback loop; removed right after it.
+    pub(super) pending_removal: bool,
+    /// The motion's target (host array or GPU buffer), if it has one.
+    pub(super) target: Option<TargetRef>,
+    /// A sequence: visited every update to drive its children.
+    pub(super) is_sequence: bool,
+    /// A child of a sequence: driven by its sequence, never visited on its own.
+    pub(super) in_sequence: bool,
+    /// A sequence's child that has fired its end (complete or cancel): it replays in later
+    /// passes of a looping sequence, but ends only once.
+    pub(super) ended: bool,
+    /// Its entry in the bound list (a bind or a sequence).
+    pub(super) bound: Option<u32>,
+}
+
+/// A motion visited every update (one with a bind, or a sequence), in creation order, with
+/// what its visit needs side by side: the bind itself (so calling it is one indirection),
+/// and whether its value is all it needs.
+pub(super) struct BoundEntry {
+    pub(super) seq: u64,
+    pub(super) slot: u32,
+    pub(super) version: u32,
+    /// Lanes of its value (the outputs a bind reads).
+    pub(super) lanes: u8,
+    /// Needs the exact visit every update: a sequence (drives its children), a sequence's
+    /// child (driven by it), a bind that skips values during a delay (its status decides;
+    /// a negative clock is a delay too).
+    /// Other bound motions without a due event only get their value: their transitions
+    /// (loop complete, complete) come through the event heap.
+    pub(super) exact: bool,
+    pub(super) bind: Option<BindFn>,
+}
