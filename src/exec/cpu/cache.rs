@@ -18,7 +18,7 @@
 use super::batch::{self, Columns, CHUNK};
 use super::lanes::{AdapterMasks, QuatColumns};
 use super::segment::{self, Segment};
-use crate::core::ease::{with_every_ease, Ease};
+use crate::core::ease::Ease;
 use crate::core::row::MotionRow;
 use crate::eval::clock::progress;
 use classify::Groups;

@@ -195,7 +195,7 @@ pub(super) fn eased<const AVX2: bool>(
     macro_rules! dispatch {
         ($($ease:ident),*) => {
             match Ease::from_bits(u32::from(ease)) {
-                $(Some(Ease::$ease) => by_loop::<AVX2>(|_, x| super::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, jumps, w, p),)*
+                $(Some(Ease::$ease) => by_loop::<AVX2>(|_, x| crate::exec::cpu::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, jumps, w, p),)*
                 None => with_parametric!(ease, params, |f| by_loop::<AVX2>(f, chunk, loop_type, jumps, w, p)),
             }
         };
