@@ -2,7 +2,8 @@
 //! floor, at each N, interleaved in one process (issue 18's "at most 3× the all-f32 world of
 //! the same N in the same run"):
 //!
-//! `cargo run --release -p wgpu-tween-bench --example mixed_ratio [-- N,N,... ROUNDS THREADS]`
+//! `cargo run --release -p wgpu-tween-bench --example mixed_ratio [-- N,N,... ROUNDS THREADS
+//! [ONLY]]`
 //!
 //! Worlds (all CPU executor, `THREADS` threads, default all cores):
 //! - `mixed`: `workload::populate` (the binary's mix, created interleaved);
@@ -12,7 +13,8 @@
 //!   mix's lanes and slerps cost with one cheap ease, one loop type and no delays).
 //!
 //! Prints the median ns per motion per update of each world per N and the ratios
-//! `mixed / f32` and `mixed / floor`.
+//! `mixed / f32` and `mixed / floor`. With `ONLY` (0–4, a world's index in the list above),
+//! only that world is updated, for a profiler: `perf record` then sees nothing else.
 
 use std::time::Instant;
 
@@ -68,6 +70,7 @@ fn main() {
     });
     let rounds: usize = args.get(1).map_or(40, |s| s.parse().expect("rounds"));
     let threads: Option<usize> = args.get(2).map(|s| s.parse().expect("threads"));
+    let only: Option<usize> = args.get(3).map(|s| s.parse().expect("a world index"));
     println!("threads {threads:?}, {rounds} rounds, median ns/motion/update");
     println!("N        mixed   f32     vec3    color   quat    floor   mixed/f32 mixed/floor");
     for &n in &sizes {
@@ -90,7 +93,11 @@ fn main() {
         // Round-robin: every world sees the same machine load.
         let mut times = vec![Vec::with_capacity(rounds); worlds.len()];
         for _ in 0..rounds {
-            for (w, t) in worlds.iter_mut().zip(&mut times) {
+            for (k, (w, t)) in worlds.iter_mut().zip(&mut times).enumerate() {
+                if only.is_some_and(|o| o != k) {
+                    t.push(0.0);
+                    continue;
+                }
                 t.push(step(w, n));
             }
         }

@@ -6,26 +6,24 @@
 //! Rows outside their segment (loop ends, completion, new or re-anchored rows) take the exact
 //! path, [`progress`], which also gives them their next segment; in chunks whose rows loop
 //! forward, a segment serves every loop of the epoch, every-loop delays included ([`fold`]),
-//! and only rows at a loop boundary take the exact path. A chunk is up to [`GROUPS`] runs of rows
-//! of one ease and loop type (the table keeps rows grouped by configuration, so most chunks
-//! are one run, and a chunk where two groups meet is two), each eased by its own loop. A
-//! chunk whose rows do not share a time kind, that has more runs, or rows the cache does not
-//! serve (parametric eases, Circ eases, sequence children), keeps the batch path
-//! ([`super::batch`]).
+//! and only rows at a loop boundary take the exact path. A chunk is up to
+//! [`GROUPS`](classify::GROUPS) runs of rows of one ease and loop type (the table keeps rows
+//! grouped by configuration, so most chunks are one run, and a chunk where two groups meet is
+//! two), each eased by its own loop; parametric eases (Back, Elastic, cubic-bezier) read their
+//! rows' parameters there. A chunk whose rows do not share a time kind, that has more runs,
+//! or rows the cache does not serve (Circ eases, steps, curves, parametric eases steeper than
+//! [`MAX_STEEPNESS`](classify::MAX_STEEPNESS), sequence children), keeps the batch path
+//! ([`super::batch`]); [`classify`] decides.
 
 use super::batch::{self, Columns, CHUNK};
-use super::fast_ease;
 use super::lanes::{AdapterMasks, QuatColumns};
 use super::segment::{self, Segment};
-use crate::core::ease::{with_every_ease, Ease, PARAMETRIC_BASE};
+use crate::core::ease::Ease;
+use crate::core::row::MotionRow;
 use crate::eval::clock::progress;
+use classify::Groups;
+use ease::{eased, Params};
 use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
-// FLAG_CHILD: a sequence child's row is not its own clock (the world overwrites its value
-// after the executor's pass), so it is never cached.
-use crate::core::row::{
-    MotionRow, FLAG_ADAPTER_SHIFT, FLAG_CHILD, FLAG_CLOCK_SHIFT, FLAG_EVERY_LOOP_DELAY,
-    FLAG_LANES_SHIFT,
-};
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
 /// f32 relative times precise to < 4e-6 s (see `segment::TIME_MARGIN`).
@@ -35,36 +33,6 @@ pub(crate) const REBASE_MAX_S: f64 = 32.0;
 /// `x = w·r + c` to about `3·PRECISION_SPAN·2⁻²⁴ ≈ 1e-6`, well inside the conformance
 /// tolerance even for the steepest standard ease (Elastic, slope ≈ 30).
 const PRECISION_SPAN: f64 = 4.0;
-
-/// Runs of one ease and loop type a chunk served by the cache may have.
-const GROUPS: usize = 4;
-
-/// The runs of rows of one ease and loop type of a chunk: run `g` holds rows
-/// `start[g]..start[g + 1]` (the last to the chunk's end).
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-struct Groups {
-    len: u8,
-    start: [u8; GROUPS],
-    ease: [u8; GROUPS],
-    loop_type: [u8; GROUPS],
-}
-
-impl Groups {
-    /// The rows of run `g`.
-    fn range(&self, g: usize) -> std::ops::Range<usize> {
-        let end = if g + 1 < usize::from(self.len) {
-            usize::from(self.start[g + 1])
-        } else {
-            CHUNK
-        };
-        usize::from(self.start[g])..end
-    }
-
-    /// Whether some run has loop type `lt`.
-    fn any_loop(&self, lt: u8) -> bool {
-        self.loop_type[..usize::from(self.len)].contains(&lt)
-    }
-}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -273,6 +241,8 @@ pub(crate) struct Head {
     derive: bool,
     /// `derive`, and some row has an every-loop delay: the hot loop reads `span`.
     every: bool,
+    /// Some run has a parametric ease: the hot loop reads the rows' parameter lanes.
+    parametric: bool,
 }
 
 /// The longest every-loop delay a folding chunk takes, in loops: the fold's rounding in `x`
@@ -296,6 +266,7 @@ impl Default for Head {
             adapters: AdapterMasks::default(),
             derive: false,
             every: false,
+            parametric: false,
         }
     }
 }
@@ -313,71 +284,6 @@ pub(crate) struct Chunk<'a> {
 }
 
 impl Head {
-    /// Decides Fast or Slow from the rows.
-    fn classify(&mut self, rows: &[MotionRow]) {
-        let first = rows[0].flags;
-        let (mut differ, mut lanes, mut adapters, mut excluded) = (0u32, 0u32, 0u32, false);
-        let (mut gapless, mut every) = (true, false);
-        let mut groups = Groups::default();
-        let mut key = u32::MAX;
-        for (i, r) in rows.iter().enumerate() {
-            differ |= (r.flags ^ first) & (0xff << FLAG_CLOCK_SHIFT);
-            lanes |= r.flags & (3 << FLAG_LANES_SHIFT);
-            adapters |= r.flags & (0xf << FLAG_ADAPTER_SHIFT);
-            excluded |= r.flags & FLAG_CHILD != 0;
-            // A forward clock (a first-loop delay is over by the first moving segment; an
-            // every-loop one is folded into each period, up to `MAX_GAP`); finite loops end
-            // their folded segments (`segment::fold_end`).
-            let gap = r.flags & FLAG_EVERY_LOOP_DELAY != 0 && r.delay > 0.0;
-            every |= gap;
-            gapless &= r.speed > 0.0
-                && r.speed.is_finite()
-                && r.duration > 0.0
-                && (!gap || r.delay <= MAX_GAP * r.duration);
-            // Ease and loop type: a new run where they change.
-            if r.flags & 0x3ff != key {
-                key = r.flags & 0x3ff;
-                let ease = key & 0xff;
-                // Circ eases have an infinite slope at their ends, where the segment's
-                // rounding (≈1e-6 in x) would show; parametric ones read their parameter
-                // lanes.
-                let circ = [Ease::InCirc, Ease::OutCirc, Ease::InOutCirc]
-                    .iter()
-                    .any(|&e| e as u32 == ease);
-                let g = usize::from(groups.len);
-                excluded |= circ || ease >= PARAMETRIC_BASE || g == GROUPS;
-                if g < GROUPS {
-                    groups.start[g] = i as u8;
-                    groups.ease[g] = ease as u8;
-                    groups.loop_type[g] = (key >> 8) as u8;
-                    groups.len += 1;
-                }
-            }
-        }
-        let fast = differ == 0 && !excluded;
-        let kind = (first >> FLAG_CLOCK_SHIFT) as u8;
-        // (A folded segment means another thing than a per-loop one: either change drops them.)
-        let every = every && gapless;
-        let same = self.state == State::Fast
-            && (kind, groups) == (self.kind, self.groups)
-            && (gapless, every) == (self.derive, self.every);
-        if !same {
-            // Segments made for other rows (or none): refresh every row on first use.
-            self.rebase_at = -1.0;
-        }
-        (self.kind, self.groups) = (kind, groups);
-        self.lanes = batch::lane_count(lanes) as u8;
-        self.adapters = if adapters != 0 {
-            AdapterMasks::of(rows)
-        } else {
-            AdapterMasks::default()
-        };
-        self.derive = gapless;
-        self.every = every;
-        self.state = if fast { State::Fast } else { State::Slow };
-        self.dirty = false;
-    }
-
     /// Re-base limit for the current `max_r`, with a per-chunk stretch so that chunks made
     /// together do not all re-base (refresh every row) in the same update.
     fn rebase_limit(&self, index: usize) -> f64 {
@@ -483,8 +389,9 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     p: &mut [f32; CHUNK],
     q: &mut [f32; CHUNK],
 ) -> bool {
+    let [.., l4, l5] = columns.lanes;
     if chunk.head.dirty {
-        chunk.head.classify(rows);
+        chunk.head.classify(rows, [l4, l5]);
         let quat = chunk.head.adapters.quat;
         if quat != 0 {
             QuatColumns::fill(rows, quat, chunk.theta, chunk.inv_sin);
@@ -509,7 +416,14 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     let w = w as f32;
     let fold = chunk.head.derive;
     let groups = chunk.head.groups;
-    let near = if chunk.head.same_all && groups.len == 1 {
+    // Parametric rows' parameters, one column each (zeros past a short chunk's end).
+    let mut params = Params::default();
+    if chunk.head.parametric {
+        params.fill(l4, l5);
+    }
+    let params = &params;
+    // (Rows of one segment share their progress, not a parametric ease's parameters.)
+    let near = if chunk.head.same_all && groups.len == 1 && !chunk.head.parametric {
         // A burst: one segment for the whole chunk.
         let s = Segment {
             r: chunk.r[0],
@@ -521,7 +435,7 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
         let ease = |x: f32| ease.map_or(x, |e| e.evaluate(x));
         let (e, near) = if fold {
             let span = if chunk.head.every { chunk.span[0] } else { 1.0 };
-            fold::fold_segment(ease, groups.loop_type[0], &s, span, w)
+            fold::fold_segment(ease, groups.ease[0], groups.loop_type[0], &s, span, w)
         } else {
             (segment_eased(ease, groups.loop_type[0], &s, w), false)
         };
@@ -530,9 +444,9 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     } else if groups.len == 1 {
         let (ease, lt) = (groups.ease[0], groups.loop_type[0]);
         if fold {
-            fold::eased::<AVX2>(&chunk, ease, lt, w, p)
+            fold::eased::<AVX2>(&chunk, ease, lt, params, w, p)
         } else {
-            eased(&chunk, ease, lt, w, p);
+            eased(&chunk, ease, lt, params, w, p);
             false
         }
     } else {
@@ -541,9 +455,9 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
         for g in 0..usize::from(groups.len) {
             let (ease, lt) = (groups.ease[g], groups.loop_type[g]);
             near |= if fold {
-                fold::eased::<AVX2>(&chunk, ease, lt, w, q)
+                fold::eased::<AVX2>(&chunk, ease, lt, params, w, q)
             } else {
-                eased(&chunk, ease, lt, w, q);
+                eased(&chunk, ease, lt, params, w, q);
                 false
             };
             let range = groups.range(g);
@@ -553,7 +467,7 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     };
     // (Checked here: most updates of a chunk have no row due, and `refresh` is not inlined.)
     if near || w >= chunk.head.min_hi {
-        refresh(&mut chunk, index, rows, w_abs, w, p);
+        refresh(&mut chunk, index, rows, params, w_abs, w, p);
     }
     let quat = QuatColumns {
         theta: chunk.theta,
@@ -561,68 +475,6 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     };
     lerp_lanes(chunk.head, rows, columns, p, quat, now);
     false
-}
-
-/// The eased progress of every row from its segment (garbage for rows past theirs, which
-/// [`refresh()`] overwrites, and past a short chunk's end). One monomorphic loop per (ease, loop
-/// type), over the whole chunk: a fixed count compiles to vector code without a scalar tail.
-#[inline(always)]
-fn eased(chunk: &Chunk<'_>, ease: u8, loop_type: u8, w: f32, p: &mut [f32; CHUNK]) {
-    macro_rules! dispatch {
-        ($($ease:ident),*) => {
-            match Ease::from_bits(u32::from(ease)) {
-                $(Some(Ease::$ease) => by_loop(|x| fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, w, p),)*
-                None => by_loop(|x| x, chunk, loop_type, w, p),
-            }
-        };
-    }
-    with_every_ease!(dispatch);
-}
-
-#[inline(always)]
-fn by_loop(f: impl Fn(f32) -> f32, chunk: &Chunk<'_>, loop_type: u8, w: f32, p: &mut [f32; CHUNK]) {
-    let (c, off) = (&*chunk.c, &*chunk.off);
-    if chunk.head.same_r {
-        // One `w·r` for the chunk (the same product as per row): only `c` is read.
-        let wr = w * chunk.r[0];
-        by_loop_with(&f, loop_type, p, c, off, |_| wr);
-    } else {
-        let r = &*chunk.r;
-        by_loop_with(&f, loop_type, p, c, off, |i| w * r[i]);
-    }
-}
-
-#[inline(always)]
-fn by_loop_with(
-    f: impl Fn(f32) -> f32,
-    loop_type: u8,
-    p: &mut [f32; CHUNK],
-    c: &[f32; CHUNK],
-    off: &[f32; CHUNK],
-    wr: impl Fn(usize) -> f32,
-) {
-    let x = |i: usize| (wr(i) + c[i]).clamp(0.0, 1.0);
-    match loop_type {
-        // Flip: a mirrored loop is 1 − E.
-        1 => {
-            for (i, p) in p.iter_mut().enumerate() {
-                let e = f(x(i));
-                *p = if off[i] != 0.0 { 1.0 - e } else { e };
-            }
-        }
-        // Incremental: E(1)·k + E.
-        2 => {
-            for (i, p) in p.iter_mut().enumerate() {
-                *p = off[i] + f(x(i));
-            }
-        }
-        // Restart, and Yoyo (whose backward loops are folded into r and c).
-        _ => {
-            for (i, p) in p.iter_mut().enumerate() {
-                *p = f(x(i));
-            }
-        }
-    }
 }
 
 /// `out = lerp(from, to, p)` for every lane in use; other adapters after (quaternion rows in
@@ -649,6 +501,14 @@ fn lerp_lanes(
         now,
     );
 }
+
+#[path = "cache_classify.rs"]
+mod classify;
+
+// (Before `fold`, which runs its `with_parametric!`.)
+#[macro_use]
+#[path = "cache_ease.rs"]
+mod ease;
 
 #[path = "cache_refresh.rs"]
 mod refresh;

@@ -7,7 +7,7 @@
 //! [`segment::folded`](super::segment::folded)), so a loop end costs nothing. Rows within the
 //! margins of a boundary (`x` within `segment::LOOP_MARGIN_X + segment::TIME_MARGIN_X·|r|` of
 //! 0 or 1, where the reference's loop index could round either way) take the exact path for
-//! that update and keep their segment. A child of [`super`] (a file of its own: `cache.rs` is
+//! that update and keep their segment, where the value jumps at the boundary ([`jumps`]). A child of [`super`] (a file of its own: `cache.rs` is
 //! long), so it shares the cache's private state.
 //!
 //! Precision is as with a segment per loop: within an epoch `w·r` stays below
@@ -17,8 +17,8 @@
 //! nothing accumulates over loops or epochs.
 
 use super::segment::{Segment, LOOP_MARGIN_X, TIME_MARGIN_X};
-use super::{Chunk, CHUNK};
-use crate::core::ease::{with_every_ease, Ease};
+use super::{Chunk, Params, CHUNK};
+use crate::core::ease::{with_every_ease, Ease, ID_BEZIER, ID_ELASTIC};
 
 /// `⌊v⌋` for `|v| < 2²²` by the nearest-integer trick, so that the loop vectorises without
 /// SSE4.1's `roundps` (the baseline x86-64 build, where `f32::floor` is a libm call); larger
@@ -113,6 +113,31 @@ pub(super) fn fold<const LT: u8, const AVX2: bool, const EVERY: bool>(
     (e, x)
 }
 
+/// Whether a row of ease `ease` (its id) and loop type `lt` ([`LoopType`](crate::LoopType)'s
+/// discriminant) may jump in value at a loop boundary, where the reference's loop index may
+/// round the other way than the fold's: Restart's does (`E(1)` then `E(0)`; a period's delay
+/// starts at `E(0)` too), and so does every loop type's with an ease that is exact at its
+/// ends only by its clamp (Expo and Elastic: `E(1⁻)` is `1 ± 5e-4`, and `Steps`). For the
+/// rest, Flip (`E(1)` then `1 − E(0)`), Incremental (`k + E(1)` then `k + 1 + E(0)`) and Yoyo
+/// (a triangle wave) are continuous there, so a loop index that rounds the other way moves
+/// the value by the ease's slope times the rounding, as anywhere else in the loop: their
+/// rows are never near a boundary and skip the exact path there.
+#[inline(always)]
+pub(super) fn jumps(lt: u8, ease: u8) -> bool {
+    let jump_at_ends = [
+        Ease::InExpo,
+        Ease::OutExpo,
+        Ease::InOutExpo,
+        Ease::InElastic,
+        Ease::OutElastic,
+        Ease::InOutElastic,
+    ]
+    .iter()
+    .any(|&e| e as u8 == ease)
+        || (u32::from(ease) >= ID_ELASTIC && u32::from(ease) != ID_BEZIER);
+    lt == 0 || jump_at_ends
+}
+
 /// The margin of a segment of slope `r` in `x`: `segment::end_of`'s, converted.
 #[inline(always)]
 fn margin(r: f32) -> f32 {
@@ -132,6 +157,7 @@ fn near(x: f32, r: f32) -> bool {
 #[inline(always)]
 pub(super) fn fold_segment(
     f: impl Fn(f32) -> f32,
+    ease: u8,
     loop_type: u8,
     s: &Segment,
     span: f32,
@@ -149,7 +175,7 @@ pub(super) fn fold_segment(
         (3, true) => fold::<3, false, true>(&f, 0.0, r, c, off, span, w),
         (_, true) => fold::<0, false, true>(&f, 0.0, r, c, off, span, w),
     };
-    (e, near(x, s.r))
+    (e, jumps(loop_type, ease) && near(x, s.r))
 }
 
 /// The eased progress of every row of a folding chunk (garbage for rows near a boundary or
@@ -161,14 +187,16 @@ pub(super) fn eased<const AVX2: bool>(
     chunk: &Chunk<'_>,
     ease: u8,
     loop_type: u8,
+    params: &Params,
     w: f32,
     p: &mut [f32; CHUNK],
 ) -> bool {
+    let jumps = jumps(loop_type, ease);
     macro_rules! dispatch {
         ($($ease:ident),*) => {
             match Ease::from_bits(u32::from(ease)) {
-                $(Some(Ease::$ease) => by_loop::<AVX2>(|x| super::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, w, p),)*
-                None => by_loop::<AVX2>(|x| x, chunk, loop_type, w, p),
+                $(Some(Ease::$ease) => by_loop::<AVX2>(|_, x| crate::exec::cpu::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, jumps, w, p),)*
+                None => with_parametric!(ease, params, |f| by_loop::<AVX2>(f, chunk, loop_type, jumps, w, p)),
             }
         };
     }
@@ -177,37 +205,54 @@ pub(super) fn eased<const AVX2: bool>(
 
 #[inline(always)]
 fn by_loop<const AVX2: bool>(
-    f: impl Fn(f32) -> f32,
+    f: impl Fn(usize, f32) -> f32,
     chunk: &Chunk<'_>,
     loop_type: u8,
+    jumps: bool,
     w: f32,
     p: &mut [f32; CHUNK],
 ) -> bool {
     if chunk.head.every {
         return match loop_type {
-            1 => by_row::<1, AVX2, true>(&f, 0.0, chunk, w, p),
-            2 => by_row::<2, AVX2, true>(&f, f(1.0), chunk, w, p),
-            3 => by_row::<3, AVX2, true>(&f, 0.0, chunk, w, p),
-            _ => by_row::<0, AVX2, true>(&f, 0.0, chunk, w, p),
+            1 => by_row::<1, AVX2, true>(&f, 0.0, chunk, jumps, w, p),
+            2 => by_row::<2, AVX2, true>(&f, f(0, 1.0), chunk, jumps, w, p),
+            3 => by_row::<3, AVX2, true>(&f, 0.0, chunk, jumps, w, p),
+            _ => by_row::<0, AVX2, true>(&f, 0.0, chunk, jumps, w, p),
         };
     }
     match loop_type {
-        1 => by_row::<1, AVX2, false>(&f, 0.0, chunk, w, p),
-        2 => by_row::<2, AVX2, false>(&f, f(1.0), chunk, w, p),
-        3 => by_row::<3, AVX2, false>(&f, 0.0, chunk, w, p),
-        _ => by_row::<0, AVX2, false>(&f, 0.0, chunk, w, p),
+        1 => by_row::<1, AVX2, false>(&f, 0.0, chunk, jumps, w, p),
+        2 => by_row::<2, AVX2, false>(&f, f(0, 1.0), chunk, jumps, w, p),
+        3 => by_row::<3, AVX2, false>(&f, 0.0, chunk, jumps, w, p),
+        _ => by_row::<0, AVX2, false>(&f, 0.0, chunk, jumps, w, p),
     }
 }
 
 #[inline(always)]
 fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
-    f: &impl Fn(f32) -> f32,
+    f: &impl Fn(usize, f32) -> f32,
     e1: f32,
     chunk: &Chunk<'_>,
+    jumps: bool,
     w: f32,
     p: &mut [f32; CHUNK],
 ) -> bool {
     let (c, off, span) = (&*chunk.c, &*chunk.off, &*chunk.span);
+    if !jumps {
+        // No value jumps at a boundary ([`jumps`]): no row is near one.
+        // (Two loops, as in `mask_of`: a select of `r[0]` or `r[i]` would not vectorise.)
+        let r = &*chunk.r;
+        if chunk.head.same_r {
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r[0], c[i], off[i], span[i], w).0;
+            }
+        } else {
+            for (i, p) in p.iter_mut().enumerate() {
+                *p = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r[i], c[i], off[i], span[i], w).0;
+            }
+        }
+        return false;
+    }
     if chunk.head.same_r {
         // One margin for the chunk: the smallest and largest `x` say whether any row is near.
         // Compared as integers (the bits of floats ≥ 0 order as the floats do; a negative
@@ -216,7 +261,7 @@ fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
         let r0 = chunk.r[0];
         let (mut lo, mut hi) = (i32::MAX, i32::MIN);
         for (i, p) in p.iter_mut().enumerate() {
-            let (e, x) = fold::<LT, AVX2, EVERY>(f, e1, r0, c[i], off[i], span[i], w);
+            let (e, x) = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r0, c[i], off[i], span[i], w);
             *p = e;
             let bits = x.to_bits() as i32;
             lo = lo.min(bits);
@@ -230,7 +275,7 @@ fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
         // An integer OR, which vectorises (a bool one may not).
         let mut any = 0u32;
         for (i, p) in p.iter_mut().enumerate() {
-            let (e, x) = fold::<LT, AVX2, EVERY>(f, e1, r[i], c[i], off[i], span[i], w);
+            let (e, x) = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r[i], c[i], off[i], span[i], w);
             *p = e;
             any |= u32::from(near(x, r[i]));
         }
@@ -389,7 +434,7 @@ mod tests {
                 epoch = to;
             }
             let rel = (w - epoch) as f32;
-            let (got, is_near) = fold_segment(f, lt, &s, span(&r, &s), rel);
+            let (got, is_near) = fold_segment(f, r.ease_bits() as u8, lt, &s, span(&r, &s), rel);
             loops = loops.max((rel * s.r + s.c).floor());
             let want = progress(&r, r.clock(w)).eased;
             if is_near {

@@ -3,10 +3,12 @@
 //! over a chunk's `hi` column. A child of [`super`] (a file of its own: `cache.rs` is
 //! long), so it shares the cache's private state.
 
-use super::fold::near_mask;
+use super::fold::{jumps, near_mask};
 use super::segment::{self, Segment};
-use super::{progress, Chunk, CHUNK};
+use super::{progress, Chunk, Params, CHUNK};
 use crate::core::row::{MotionRow, FLAG_CLOCK_SHIFT};
+use crate::eval::clock::eased_with;
+use crate::eval::Progress;
 
 /// Bit `i` set where row `i` (of `n`) is at or past its segment's end: a branch-free pass (a
 /// branch per row mispredicts at random phases).
@@ -78,11 +80,23 @@ pub(super) fn refresh(
     chunk: &mut Chunk<'_>,
     index: usize,
     rows: &[MotionRow],
+    params: &Params,
     w_abs: f64,
     w: f32,
     p: &mut [f32; CHUNK],
 ) {
     let n = rows.len();
+    // A parametric ease's progress from the reference's `progress` (whose `eased` is the
+    // folded linear progress for those, see `eval::clock::eased_with`) and the row's
+    // parameters; rows of one timing share the progress, not the parameters.
+    let parametric = chunk.head.parametric;
+    let eased = |row: &MotionRow, i: usize, at: &Progress| {
+        if parametric {
+            eased_with(row, at, params.row(i), &[])
+        } else {
+            at.eased
+        }
+    };
     let fold = chunk.head.derive;
     // (Below `min_hi` no row is stale: the `hi` column, which the hot loop does not read,
     // stays unread, a miss saved when only rows near a folded boundary brought us here.)
@@ -97,6 +111,9 @@ pub(super) fn refresh(
         let mut near = 0;
         for g in 0..usize::from(groups.len) {
             let lt = groups.loop_type[g];
+            if !jumps(lt, groups.ease[g]) {
+                continue;
+            }
             let mask = near_mask(same_r, lt, [&*chunk.r, &*chunk.c, &*chunk.off], w, n);
             let range = groups.range(g);
             let bits = (u64::MAX >> (CHUNK - range.len())) << range.start;
@@ -120,8 +137,8 @@ pub(super) fn refresh(
     let mut bits = stale | near;
     // Rows made together share their timing, hence their progress and segment: one exact
     // evaluation serves the run (a burst's whole chunk ends its loop in the same update).
-    let mut last: Option<(&MotionRow, f32, Segment)> = None;
-    let mut last_near: Option<(&MotionRow, f32)> = None;
+    let mut last: Option<(&MotionRow, Progress, Segment)> = None;
+    let mut last_near: Option<(&MotionRow, Progress)> = None;
     // Restart and Yoyo never read `off` (always 0 for them): the sparse reads and writes of
     // that column would miss, the hot loop not having touched it.
     // (Folded Flip segments leave `off` at 0 too.)
@@ -135,18 +152,19 @@ pub(super) fn refresh(
         if stale & (1 << i) == 0 {
             // Near a boundary: the reference's value (once per run of rows with the same
             // timing, as below), the segment kept.
-            p[i] = match last_near {
-                Some((prev, eased)) if same_timing(prev, row) => eased,
+            let at = match last_near {
+                Some((prev, at)) if same_timing(prev, row) => at,
                 _ => {
-                    let eased = progress(row, row.clock(w_abs)).eased;
-                    last_near = Some((row, eased));
-                    eased
+                    let at = progress(row, row.clock(w_abs));
+                    last_near = Some((row, at));
+                    at
                 }
             };
+            p[i] = eased(row, i, &at);
             continue;
         }
-        let (eased, s) = match last {
-            Some((prev, eased, s)) if same_timing(prev, row) => (eased, s),
+        let (at, s) = match last {
+            Some((prev, at, s)) if same_timing(prev, row) => (at, s),
             _ => {
                 let at = progress(row, row.clock(w_abs));
                 let s = segment::segment(row, w_abs, head.epoch, &at);
@@ -155,11 +173,11 @@ pub(super) fn refresh(
                 } else {
                     s
                 };
-                last = Some((row, at.eased, s));
-                (at.eased, s)
+                last = Some((row, at, s));
+                (at, s)
             }
         };
-        p[i] = eased;
+        p[i] = eased(row, i, &at);
         // (A folding chunk with every-loop delays: `x` from the period's phase.)
         let span = if every { segment::span(row, &s) } else { 1.0 };
         if full && i == first {

@@ -4,6 +4,7 @@ use super::*;
 use crate::core::row::pack_flags;
 use crate::core::settings::{DelayType, LoopType, TimeKind};
 use crate::eval::adapters::row_value;
+use crate::eval::clock::eased_with;
 use bytemuck::Zeroable;
 
 use crate::exec::cpu::test_rng::Rng;
@@ -284,6 +285,95 @@ fn gapped_chunks_follow_the_reference() {
     }
 }
 
+/// Chunks of parametric eases (Back, Elastic, cubic-bezier in every mode, parameters varying
+/// row by row), alone and as runs beside a standard ease, every loop type, folding (forward
+/// clocks) and not, delays of both types: within the tolerance of the reference at every
+/// update, on both instruction sets; the chunks whose eases are at most `MAX_STEEPNESS` steep
+/// take the cache, the others (and Steps) the batch path, which follows the reference too.
+#[test]
+fn parametric_chunks_follow_the_reference() {
+    use crate::core::ease::{EaseMode, ParametricEase};
+    let modes = [EaseMode::In, EaseMode::Out, EaseMode::InOut];
+    // Mild parameters, or (`steep`) ones beyond `MAX_STEEPNESS`.
+    let ease_of = |rng: &mut Rng, family: usize, mode: EaseMode, steep: bool| match family {
+        0 => ParametricEase::Back {
+            mode,
+            overshoot: if steep {
+                40.0
+            } else {
+                rng.pick(&[1.70158, 0.5, 3.0, -1.0])
+            },
+        },
+        1 => ParametricEase::Elastic {
+            mode,
+            amplitude: rng.pick(&[1.0, 1.5, 0.5]),
+            period: if steep {
+                0.05
+            } else {
+                rng.pick(&[0.3, 0.45, 1.0])
+            },
+        },
+        2 if steep => ParametricEase::CubicBezier(0.0, 1.0, 1.0, 0.0),
+        2 => ParametricEase::CubicBezier(
+            rng.pick(&[0.25, 0.42, 0.1]),
+            rng.pick(&[0.1, 0.0, -0.5]),
+            rng.pick(&[0.25, 0.58, 0.9]),
+            rng.pick(&[1.0, 1.4]),
+        ),
+        _ => ParametricEase::Steps(rng.pick(&[1, 4, 10])),
+    };
+    for avx2 in builds() {
+        let mut rng = Rng(0x6a09_e667_f3bc_c908);
+        let mut now = [20.0, 3.0, 1.0];
+        let (mut rows, mut params, mut served) = (Vec::new(), Vec::new(), Vec::new());
+        for chunk in 0..48 {
+            let folding = chunk % 2 == 0;
+            let family = (chunk / 2) % 4;
+            let lt = LoopType::ALL[(chunk / 8) % 4];
+            // Every third chunk: a run of a standard ease, then the parametric run.
+            let cut = if chunk % 3 == 0 { 20 } else { 0 };
+            // One family and mode per chunk (one run), parameters row by row.
+            let mode = modes[(chunk / 2) % 3];
+            let mut steep = false;
+            for i in 0..CHUNK {
+                let (id, p) = if i < cut {
+                    (Ease::OutQuad as u32, [0.0; 4])
+                } else {
+                    let poison = chunk % 5 == 4 && i == 33;
+                    let ease = ease_of(&mut rng, family, mode, poison);
+                    let (id, p) = ease.encode().expect("valid parameters");
+                    let bound = classify::steepness(id, p);
+                    steep |= bound.is_nan() || bound > classify::MAX_STEEPNESS;
+                    (id, p)
+                };
+                let dt = rng.pick(&[DelayType::FirstLoop, DelayType::EveryLoop]);
+                let mut row = MotionRow {
+                    speed: rng.pick(&[1.0, 2.0, 0.5, 3.7]),
+                    duration: rng.pick(&[0.25, 0.3, 1.0, 2.5]),
+                    delay: rng.pick(&[0.0, 0.1, 0.5]),
+                    loops: rng.pick(&[-1, 3, 7, 40]),
+                    flags: pack_flags(Ease::Linear, lt, dt, TimeKind::Scaled, 1, 0),
+                    ..MotionRow::zeroed()
+                };
+                row.flags = (row.flags & !0xff) | id;
+                if !folding && i % 7 == 0 {
+                    row.speed = -1.0;
+                }
+                row.anchor(now[0], rng.unit() * 4.0 - 1.0);
+                rows.push(row);
+                params.push(p);
+            }
+            served.push(family < 3 && !steep);
+        }
+        let steps = [1.0 / 60.0, 1.0 / 144.0, 0.1, 0.0];
+        let cache = follow_with_params(&mut rows, &params, &mut now, &mut rng, 1200, &steps, avx2);
+        for (index, head) in cache.heads.iter().enumerate() {
+            let fast = head.state == State::Fast;
+            assert_eq!(fast, served[index], "chunk {index}");
+        }
+    }
+}
+
 /// A row's clock at the start of a test: the chunk's shared one in a burst, else its own in
 /// `[-1, 9)`.
 fn start_clock(rng: &mut Rng, burst: bool, template: f64) -> f64 {
@@ -336,6 +426,21 @@ fn follow_the_reference(
     steps: &[f64],
     avx2: bool,
 ) -> Cache {
+    follow_with_params(rows, &[], now, rng, frames, steps, avx2)
+}
+
+/// [`follow_the_reference`] with row `i`'s parameter lanes `params[i]` (zeros where `params`
+/// is shorter), the reference easing parametric rows by them (`eased_with`).
+fn follow_with_params(
+    rows: &mut [MotionRow],
+    params: &[[f32; 4]],
+    now: &mut [f64; 3],
+    rng: &mut Rng,
+    frames: usize,
+    steps: &[f64],
+    avx2: bool,
+) -> Cache {
+    let param = |i: usize| params.get(i).copied().unwrap_or([0.0; 4]);
     let pairs: Vec<[[f32; 2]; 4]> = (0..rows.len())
         .map(|i| {
             let mut p = [[0.0; 2]; 4];
@@ -349,7 +454,12 @@ fn follow_the_reference(
         .map(|k| {
             pairs
                 .iter()
-                .map(|p| if k < 4 { p[k] } else { [0.0; 2] })
+                .enumerate()
+                .map(|(i, p)| match k {
+                    0..=3 => p[k],
+                    4 => [param(i)[0], param(i)[1]],
+                    _ => [param(i)[2], param(i)[3]],
+                })
                 .collect()
         })
         .collect();
@@ -400,7 +510,7 @@ fn follow_the_reference(
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;
-            let p = progress(row, row.clock(now[kind])).eased;
+            let p = eased_with(row, &progress(row, row.clock(now[kind])), param(i), &[]);
             let want = row_value(row, pairs[i], p, now[kind]);
             for lane in 0..4 {
                 let (got, want) = (outs[lane][i], want[lane]);

@@ -62,8 +62,11 @@ fn f32_down(x: f64) -> f32 {
 /// eased progress is the reference's bit for bit.
 pub(crate) fn segment(row: &MotionRow, w: f64, epoch: f64, p: &Progress) -> Segment {
     let duration = f64::from(row.duration);
-    if duration <= 0.0 || row.ease_bits() >= crate::core::ease::PARAMETRIC_BASE {
-        return NONE; // instantaneous loops: no stretch worth caching
+    // Instantaneous loops: no stretch worth caching. Steps and curves: never cached (see
+    // `cache::classify`), and `E(1)` below is a curve's last key, not 1.
+    let id = row.ease_bits();
+    if duration <= 0.0 || id == crate::core::ease::ID_STEPS || id >= crate::core::curve::ID_CURVE {
+        return NONE;
     }
     let speed = f64::from(row.speed);
     let delay = f64::from(row.delay);
@@ -73,6 +76,7 @@ pub(crate) fn segment(row: &MotionRow, w: f64, epoch: f64, p: &Progress) -> Segm
     let every = row.delay_type() == DelayType::EveryLoop;
     let period = if every { duration + delay } else { duration };
     let loop_type = row.loop_type();
+    // (A parametric ease reads as Linear here: its `E(1)` is 1 too.)
     let ease_end = || row.ease().evaluate(1.0) * k as f32;
 
     // The stretch in motion time [ta, tb), and for a moving one its start t0.
