@@ -223,7 +223,15 @@ pub(crate) fn parametric(id: u32, p: [f32; 4], x: f32) -> f32 {
     } else {
         (ID_ELASTIC, elastic_in)
     };
-    let mode = id.wrapping_sub(family_base);
+    in_out(id.wrapping_sub(family_base), x, |u| in_curve(p, u))
+}
+
+/// A parametric family's member `mode` (0 In, 1 Out, 2 InOut) at `x`, from its In curve:
+/// Out mirrors it, InOut joins the two halves; exactly 0 and 1 at the ends. The CPU
+/// executor's fast Elastic folds its own In curve through this too.
+#[inline(always)]
+#[must_use]
+pub(crate) fn in_out(mode: u32, x: f32, in_curve: impl Fn(f32) -> f32) -> f32 {
     let lower = x < 0.5;
     let u = match mode {
         0 => x,
@@ -236,7 +244,7 @@ pub(crate) fn parametric(id: u32, p: [f32; 4], x: f32) -> f32 {
             }
         }
     };
-    let y = in_curve(p, u);
+    let y = in_curve(u);
     let r = match mode {
         0 => y,
         1 => 1.0 - y,

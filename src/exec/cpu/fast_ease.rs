@@ -85,40 +85,11 @@ pub(super) fn parametric(id: u32, p: [f32; 4], x: f32) -> f32 {
     if !(ID_ELASTIC..ID_STEPS).contains(&id) {
         return easing::parametric(id, p, x);
     }
-    // The reference's In/Out/InOut folding (`eval::easing::parametric`), branch-free.
-    let mode = id - ID_ELASTIC;
-    let lower = x < 0.5;
-    let u = match mode {
-        0 => x,
-        1 => 1.0 - x,
-        _ => {
-            if lower {
-                2.0 * x
-            } else {
-                2.0 - 2.0 * x
-            }
-        }
-    };
+    // The reference's In/Out/InOut folding around the polynomial Elastic In curve.
     let (a, k, s) = (p[0], p[1], p[2]);
-    let y = -a * exp2(10.0 * u - 10.0) * sin((u - 1.0 - s) * k);
-    let r = match mode {
-        0 => y,
-        1 => 1.0 - y,
-        _ => {
-            if lower {
-                y / 2.0
-            } else {
-                1.0 - y / 2.0
-            }
-        }
-    };
-    if x == 0.0 {
-        0.0
-    } else if x == 1.0 {
-        1.0
-    } else {
-        r
-    }
+    easing::in_out(id - ID_ELASTIC, x, |u| {
+        -a * exp2(10.0 * u - 10.0) * sin((u - 1.0 - s) * k)
+    })
 }
 
 #[cfg(test)]
