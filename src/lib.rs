@@ -51,7 +51,8 @@
 //!   [`Motion::by`] start from a host target's current value; [`Motion::at_speed`] times a
 //!   motion by its speed.
 //! - Batches: [`Motion::run_batch`] and [`Motion::bind_batch`] add many motions of one
-//!   configuration in one call, each with its own [`BatchItem`] (endpoints, target).
+//!   configuration in one call, each with its own [`BatchItem`] (endpoints, target);
+//!   [`Motion::bind_batch_indexed`] gives them one bind, called with each motion's index.
 //! - [`error`]: every error type, with the table of which bad input gives which.
 //! - [`gpu`]: [`GpuContext`](gpu::GpuContext) (own device or a renderer's), readback modes;
 //!   attach with [`MotionWorld::with_gpu`] and choose with [`Executor`]; settings and

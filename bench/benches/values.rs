@@ -1,7 +1,8 @@
-//! Values out of the world (issue 17): a bind on every motion against the same world without
-//! binds and two hand-written floors (the loop alone, and the loop calling one boxed closure per
-//! motion, the least any per-motion callback costs), `value(h)` on every motion after an
-//! update, and the cost of creating motions one at a time and in batches.
+//! Values out of the world (issue 17): a bind on every motion (its own closure each, or one
+//! bind shared by the batch) against the same world without binds and two hand-written floors
+//! (the loop alone, and the loop calling one boxed closure per motion, the least any
+//! per-motion callback costs), `value(h)` on every motion after an update, and the cost of
+//! creating motions one at a time and in batches.
 //!
 //! `cargo bench --bench values` (about 2 minutes on 2 cores). The workload: N f32 motions
 //! 0 → i, 2 s, OutQuad, infinite Restart loops, start phases staggered over 2 s, dt 1/60, one
@@ -25,30 +26,54 @@ fn motion(i: usize) -> Motion<f32> {
         .loops(-1, LoopType::Restart)
 }
 
-/// A one-thread world of `n` workload motions, each (with `sink`) bound to store its value
-/// in `sink[i]`; then one update.
-fn world(n: usize, sink: Option<&Arc<Vec<AtomicU32>>>) -> (MotionWorld, Vec<MotionHandle>) {
+/// How a world's motions deliver their values.
+#[derive(Clone, Copy)]
+enum Out<'a> {
+    /// They do not: values stay in the world.
+    Nothing,
+    /// A bind per motion (`bind`) stores motion `i`'s value in `sink[i]`.
+    EachBind(&'a Arc<Vec<AtomicU32>>),
+    /// One bind shared by the batch (`bind_batch_indexed`) does.
+    SharedBind(&'a Arc<Vec<AtomicU32>>),
+}
+
+/// A one-thread world of `n` workload motions delivering their values as `out` says; then
+/// one update.
+fn world(n: usize, out: Out) -> (MotionWorld, Vec<MotionHandle>) {
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
     world.reserve(n);
-    let handles = (0..n)
-        .map(|i| {
-            let h = match sink {
-                Some(sink) => {
-                    let sink = Arc::clone(sink);
-                    motion(i).bind(&mut world, move |x| {
-                        sink[i].store(x.to_bits(), Ordering::Relaxed);
-                    })
-                }
-                None => motion(i).run(&mut world),
-            }
-            .expect("valid motion");
-            world
-                .set_time(h, 2.0 * i as f64 / n as f64)
-                .expect("live motion");
-            h
-        })
-        .collect();
+    let mut handles = Vec::with_capacity(n);
+    match out {
+        Out::SharedBind(sink) => {
+            let sink = Arc::clone(sink);
+            motion(0)
+                .bind_batch_indexed(
+                    &mut world,
+                    n,
+                    |i| BatchItem::new(0.0, i as f32),
+                    move |i, x: f32| sink[i].store(x.to_bits(), Ordering::Relaxed),
+                    &mut handles,
+                )
+                .expect("valid batch");
+        }
+        Out::EachBind(sink) => handles.extend((0..n).map(|i| {
+            let sink = Arc::clone(sink);
+            motion(i)
+                .bind(&mut world, move |x| {
+                    sink[i].store(x.to_bits(), Ordering::Relaxed);
+                })
+                .expect("valid motion")
+        })),
+        Out::Nothing => {
+            handles.extend((0..n).map(|i| motion(i).run(&mut world).expect("valid motion")))
+        }
+    }
+    for (i, &h) in handles.iter().enumerate() {
+        world
+            .set_time(h, 2.0 * i as f64 / n as f64)
+            .expect("live motion");
+    }
     world.update(DT).expect("valid delta");
     (world, handles)
 }
@@ -71,9 +96,10 @@ fn binds(c: &mut Criterion) {
     for n in [100_000usize, 1_000_000] {
         let mut group = c.benchmark_group("binds");
         configure(&mut group, n);
-        let mut plain = world(n, None).0;
+        let mut plain = world(n, Out::Nothing).0;
         let sink = Arc::new((0..n).map(|_| AtomicU32::new(0)).collect::<Vec<_>>());
-        let mut bound = world(n, Some(&sink)).0;
+        let mut bound = world(n, Out::EachBind(&sink)).0;
+        let mut shared = world(n, Out::SharedBind(&sink)).0;
         let mut floor = BaselineLoop::new(n);
         // The floor of any per-motion callback: the hand-written loop, then one boxed closure
         // per motion (the same closure the bound world gets) called with its value.
@@ -84,9 +110,12 @@ fn binds(c: &mut Criterion) {
                 Box::new(move |x: f32| sink[i].store(x.to_bits(), Ordering::Relaxed)) as Box<_>
             })
             .collect();
-        let mut steps: [(&str, &mut dyn FnMut()); 4] = [
+        let mut steps: [(&str, &mut dyn FnMut()); 5] = [
             ("no-bind-1t", &mut || plain.update(DT).expect("valid delta")),
             ("bind-1t", &mut || bound.update(DT).expect("valid delta")),
+            ("bind-indexed-1t", &mut || {
+                shared.update(DT).expect("valid delta")
+            }),
             ("baseline-1t", &mut || {
                 floor.step(DT as f32);
                 black_box(floor.outputs());
@@ -111,7 +140,7 @@ fn values(c: &mut Criterion) {
     let n = 1_000_000;
     let mut group = c.benchmark_group("value");
     configure(&mut group, n);
-    let (world, handles) = world(n, None);
+    let (world, handles) = world(n, Out::Nothing);
     group.bench_function(BenchmarkId::new("every-motion", n), |b| {
         b.iter(|| {
             let mut sum = 0.0f32;
@@ -135,7 +164,7 @@ fn spawn_n<M: criterion::measurement::Measurement<Value = Duration>>(
     label: &str,
     spawn: impl Fn(&mut MotionWorld, &mut Vec<MotionHandle>),
 ) {
-    let (mut world, _) = world(SPAWN_N, None);
+    let (mut world, _) = world(SPAWN_N, Out::Nothing);
     let mut handles = Vec::with_capacity(SPAWN_N);
     group.bench_function(BenchmarkId::new(label, SPAWN_N), |b| {
         b.iter_custom(|iters| {

@@ -7,6 +7,7 @@ use crate::core::handle::MotionHandle;
 use crate::core::value::Animatable;
 use crate::error::BuildError;
 use crate::table::targets::Target;
+use crate::world::batch_bind::IndexedBind;
 use crate::world::callbacks::BindFn;
 use crate::world::MotionWorld;
 
@@ -89,7 +90,7 @@ impl<T: Animatable> Motion<T> {
         mut item: impl FnMut(usize) -> BatchItem<T>,
         handles: &mut Vec<MotionHandle>,
     ) -> Result<(), BuildError> {
-        self.add_batch(world, count, |i| (item(i), None), handles)
+        self.add_batch(world, count, |i| (item(i), None), None, handles)
     }
 
     /// [`run_batch`](Self::run_batch) with a bind per motion: `item(i)` gives motion `i`'s
@@ -131,8 +132,47 @@ impl<T: Animatable> Motion<T> {
                 let (item, bind) = item(i);
                 (item, Some(wrap_bind(bind, rounding)))
             },
+            None,
             handles,
         )
+    }
+
+    /// [`run_batch`](Self::run_batch) with one bind shared by the whole batch: `bind(i, value)`
+    /// gets motion `i`'s value (its index in this batch), called as [`bind`](Self::bind)'s
+    /// is (the immediate bind included, in creation order). The cheapest way to deliver
+    /// every value of a large batch through a callback: the batch's motions need no closure
+    /// each, and an update calls `bind` from one loop over the batch's motions, with `bind`
+    /// inlined there. `bind` is dropped with the batch's last motion. Commands that it
+    /// queues are applied after the whole batch is added.
+    ///
+    /// ```
+    /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
+    /// use std::sync::mpsc;
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let (tx, rx) = mpsc::channel();
+    /// let mut handles = Vec::new();
+    /// Motion::new(0.0f32, 0.0, 1.0).immediate_bind(false).bind_batch_indexed(
+    ///     &mut world,
+    ///     3,
+    ///     |i| BatchItem::new(0.0, i as f32),
+    ///     move |i, x| tx.send((i, x)).unwrap(),
+    ///     &mut handles,
+    /// )?;
+    /// world.update(0.5)?;
+    /// assert_eq!(rx.try_iter().collect::<Vec<_>>(), [(0, 0.0), (1, 0.5), (2, 1.0)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bind_batch_indexed(
+        &self,
+        world: &mut MotionWorld,
+        count: usize,
+        mut item: impl FnMut(usize) -> BatchItem<T>,
+        bind: impl FnMut(usize, T) + Send + 'static,
+        handles: &mut Vec<MotionHandle>,
+    ) -> Result<(), BuildError> {
+        let shared = IndexedBind::new(bind, self.rounding_mode());
+        self.add_batch(world, count, |i| (item(i), None), Some(shared), handles)
     }
 
     fn add_batch(
@@ -140,6 +180,7 @@ impl<T: Animatable> Motion<T> {
         world: &mut MotionWorld,
         count: usize,
         mut item: impl FnMut(usize) -> (BatchItem<T>, Option<BindFn>),
+        shared: Option<IndexedBind>,
         handles: &mut Vec<MotionHandle>,
     ) -> Result<(), BuildError> {
         if let Some(what) = self.unshareable() {
@@ -167,7 +208,7 @@ impl<T: Animatable> Motion<T> {
             }
             motions.push((pairs, word, bind, item.target));
         }
-        world.insert_batch(&base, motions, handles);
+        world.insert_batch(&base, motions, shared, handles);
         Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use crate::core::curve::AnimationCurve;
 use crate::core::row::MotionRow;
 use crate::table::targets::Target;
-use crate::world::callbacks::{BindFn, Callbacks};
+use crate::world::callbacks::{Bind, Callbacks};
 
 /// Boolean settings of a built motion that the world keeps per slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -30,7 +30,7 @@ pub(crate) struct BuiltMotion {
     /// The animated type (`value::<T>` checks it).
     pub value_type: std::any::TypeId,
     /// The bind (kept apart from the other callbacks: the world keeps it in its bound list).
-    pub bind: Option<BindFn>,
+    pub bind: Option<Bind>,
     pub callbacks: Option<Box<Callbacks>>,
     /// Where the value is written besides its row, if anywhere (the world checks it).
     pub target: Option<Target>,

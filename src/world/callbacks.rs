@@ -11,6 +11,15 @@ pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;
 pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
 
+/// A built motion's bind: its own closure, or its place in a batch's shared bind.
+pub(crate) enum Bind {
+    /// Its own closure (`bind`, `bind_batch`): calling it is one indirection.
+    Own(BindFn),
+    /// Motion `index` of the batch being inserted, whose shared bind is the bound list's
+    /// last entry (`bind_batch_indexed`).
+    Batch { index: u32 },
+}
+
 /// A motion's callbacks but its bind (which the world keeps in its bound list). Boxed once
 /// per motion that has any, so a `run()` or `bind()` motion costs no allocation for them.
 #[derive(Default)]

@@ -307,9 +307,11 @@ impl MotionWorld {
         self.bound_rows.clear();
         self.bound_motions.clear();
         for entry in &self.bound {
-            if let Some(slot) = self.table.slots.get(entry.slot, entry.version) {
-                self.bound_rows.push(slot.row);
-                self.bound_motions.push([entry.slot, entry.version]);
+            for [slot, version] in entry.motions() {
+                if let Some(live) = self.table.slots.get(slot, version) {
+                    self.bound_rows.push(live.row);
+                    self.bound_motions.push([slot, version]);
+                }
             }
         }
         // Host targets are filled from the readback too.

@@ -1,8 +1,9 @@
 //! Inserting motions: one at a time (the builder's terminals, deferred spawns) or a batch.
 
+use super::batch_bind::{BoundBatch, IndexedBind};
 use super::built::BuiltMotion;
-use super::callbacks::BindFn;
-use super::meta::{BoundEntry, SlotMeta};
+use super::callbacks::{guarded, Bind, BindFn};
+use super::meta::{BoundEntry, BoundMotion, SlotMeta};
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::eval::adapters::row_value;
@@ -98,7 +99,16 @@ impl MotionWorld {
             is_sequence: false,
             in_sequence: false,
             ended: false,
-            bound: has_bind.then_some(self.bound.len() as u32),
+            bound: match built.bind {
+                Some(Bind::Own(_)) => Some(self.bound.len() as u32),
+                // Its batch is the last entry.
+                Some(Bind::Batch { .. }) => Some(self.bound.len() as u32 - 1),
+                None => None,
+            },
+            batch_index: match built.bind {
+                Some(Bind::Batch { index }) => Some(index),
+                _ => None,
+            },
         };
         let value_type = self.value_type_index(built.value_type);
         let new = NewMotion {
@@ -122,15 +132,21 @@ impl MotionWorld {
             self.link_target(slot, row_index, target, row.lane_count());
         }
         self.callbacks[slot as usize] = built.callbacks;
-        if let Some(bind) = built.bind {
-            self.bound.push(BoundEntry {
+        match built.bind {
+            Some(Bind::Own(bind)) => self.bound.push(BoundEntry::One(BoundMotion {
                 seq,
                 slot,
                 version,
                 lanes: row.lane_count() as u8,
                 exact: built.options.skip_values_during_delay,
                 bind: Some(bind),
-            });
+            })),
+            Some(Bind::Batch { .. }) => {
+                if let Some(BoundEntry::Batch(batch)) = self.bound.last_mut() {
+                    batch.push(slot, version, row_index);
+                }
+            }
+            None => {}
         }
         self.schedule(slot, row_index, 0.0);
         let handle = MotionHandle {
@@ -178,16 +194,44 @@ pub(crate) type BatchMotion = (
 impl MotionWorld {
     /// Inserts a batch in order: motions made from `base` with each `(pairs, params word,
     /// bind, target)` (targets checked by the caller), their handles appended to `handles`;
-    /// queued commands are applied once, after the last.
+    /// queued commands are applied once, after the last. With `shared`, motion `i` of the
+    /// batch is bound to it as index `i` (the world holds fewer than 2³² motions).
     pub(crate) fn insert_batch(
         &mut self,
         base: &BuiltMotion,
         mut motions: Vec<BatchMotion>,
+        shared: Option<IndexedBind>,
         handles: &mut Vec<MotionHandle>,
     ) {
         self.reserve(motions.len());
         handles.reserve(motions.len());
-        for (pairs, word, bind, target) in motions.drain(..) {
+        let shared = match shared {
+            Some(bind) if !motions.is_empty() => {
+                // One entry for the batch, its motions added as they are inserted.
+                let batch = BoundBatch::new(
+                    bind,
+                    self.next_seq,
+                    motions.len() as u32,
+                    base.row.lane_count() as u8,
+                    base.options.skip_values_during_delay,
+                );
+                self.bound.push(BoundEntry::Batch(Box::new(batch)));
+                true
+            }
+            // No motion to bind: dropped here (a panic in its `Drop` has no motion to name).
+            other => {
+                let _ = guarded(move || drop(other));
+                false
+            }
+        };
+        for (index, (pairs, word, bind, target)) in motions.drain(..).enumerate() {
+            let bind = match bind {
+                Some(bind) => Some(Bind::Own(bind)),
+                None if shared => Some(Bind::Batch {
+                    index: index as u32,
+                }),
+                None => None,
+            };
             let built = BuiltMotion {
                 row: crate::core::row::MotionRow {
                     params: word,

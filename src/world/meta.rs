@@ -1,6 +1,7 @@
 //! What the world keeps per motion beside its row: per-slot metadata (the table's `M`) and
 //! the bound list's entries.
 
+use super::batch_bind::BoundBatch;
 use super::built::MotionOptions;
 use super::callbacks::BindFn;
 use crate::table::targets::TargetRef;
@@ -35,12 +36,42 @@ pub(crate) struct SlotMeta {
     pub(super) ended: bool,
     /// Its entry in the bound list (a bind or a sequence).
     pub(super) bound: Option<u32>,
+    /// Its index in its batch, when that entry is a batch with a shared bind.
+    pub(super) batch_index: Option<u32>,
 }
 
-/// A motion visited every update (one with a bind, or a sequence), in creation order, with
-/// what its visit needs side by side: the bind itself (so calling it is one indirection),
-/// and whether its value is all it needs.
-pub(super) struct BoundEntry {
+/// An entry of the bound list (creation order): one motion, or a batch with a shared bind.
+pub(super) enum BoundEntry {
+    One(BoundMotion),
+    /// Boxed: an entry per motion stays as small as a motion's own.
+    Batch(Box<BoundBatch>),
+}
+
+// The per-motion bind's visit reads entries one after another: keep them small.
+const _: () = assert!(std::mem::size_of::<BoundEntry>() <= 40);
+
+impl BoundEntry {
+    /// The sequence number of its first motion.
+    pub(super) fn first_seq(&self) -> u64 {
+        match self {
+            BoundEntry::One(one) => one.seq,
+            BoundEntry::Batch(batch) => batch.first_seq,
+        }
+    }
+
+    /// `[slot, version]` of its motions (dead ones too).
+    pub(super) fn motions(&self) -> impl Iterator<Item = [u32; 2]> + '_ {
+        let (one, batch) = match self {
+            BoundEntry::One(one) => (Some([one.slot, one.version]), &[][..]),
+            BoundEntry::Batch(batch) => (None, &batch.motions[..]),
+        };
+        one.into_iter().chain(batch.iter().copied())
+    }
+}
+
+/// A motion visited every update (one with a bind, or a sequence), with what its visit needs
+/// side by side: the bind itself, and whether its value is all it needs.
+pub(super) struct BoundMotion {
     pub(super) seq: u64,
     pub(super) slot: u32,
     pub(super) version: u32,

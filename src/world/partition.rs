@@ -2,6 +2,7 @@
 //! world: the table fixes the slots of the rows it moved, the world points their targets
 //! and sequence children at their new places.
 
+use super::meta::BoundEntry;
 use super::MotionWorld;
 
 impl MotionWorld {
@@ -21,7 +22,13 @@ impl MotionWorld {
             let Some(&slot) = self.table.rows.slot_of().get(index as usize) else {
                 continue;
             };
-            if let Some(target) = self.table.meta[slot as usize].target {
+            let meta = &self.table.meta[slot as usize];
+            if let (Some(b), Some(i)) = (meta.bound, meta.batch_index) {
+                if let Some(BoundEntry::Batch(batch)) = self.bound.get_mut(b as usize) {
+                    batch.set_row(i, index);
+                }
+            }
+            if let Some(target) = meta.target {
                 self.relink_target(target, index);
             }
         }

@@ -6,8 +6,9 @@
 //! value (its eased progress lerped over `[0, D]`). Every executor computes the same chain:
 //! the CPU with [`clock_at`], the GPU pass in `child_clock` (shaders/evaluate.wgsl).
 
+use super::meta::BoundMotion;
 use super::visit::binds_at;
-use super::{BoundEntry, MotionWorld};
+use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::row::{MotionRow, FLAG_CHILD};
 use crate::error::SequenceChildError;
@@ -103,7 +104,7 @@ impl MotionWorld {
         // Visited every update, like a bound motion, to drive its children. (Not always
         // last: `insert` may have applied queued spawns after making the sequence.)
         let seq = meta.seq;
-        self.insert_bound(BoundEntry {
+        self.insert_bound(BoundMotion {
             seq,
             slot: seq_slot,
             version: handle.version,

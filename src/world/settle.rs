@@ -83,7 +83,8 @@ impl MotionWorld {
                 continue; // cleared in between
             }
             meta.pending_removal = false;
-            if meta.has_bind || meta.is_sequence {
+            // (A batch's entry counts once, when its last motion goes.)
+            if (meta.has_bind || meta.is_sequence) && meta.batch_index.is_none() {
                 self.bound_dead += 1;
             }
             let is_sequence = meta.is_sequence;
@@ -103,14 +104,7 @@ impl MotionWorld {
     /// O(1) unless it acts, and it acts only when at least half of a structure is waste.
     pub(super) fn maintain(&mut self) {
         if self.bound_dead > 32 && self.bound_dead * 2 > self.bound.len() {
-            let slots = &self.table.slots;
-            self.bound
-                .retain(|e| slots.get(e.slot, e.version).is_some());
-            self.reindex_bound(0);
-            self.bound_dead = 0;
-            if self.bound.capacity() > 64 && self.bound.len() * 4 < self.bound.capacity() {
-                self.bound.shrink_to(self.bound.len() * 2);
-            }
+            self.compact_bound();
         }
         if self.events.len() > 2 * self.table.len() + 1024 {
             let meta = &self.table.meta;

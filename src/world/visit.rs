@@ -14,83 +14,6 @@ use crate::table::rows::Rows;
 use crate::world::built::MotionOptions;
 
 impl MotionWorld {
-    /// An update's visits: the bound motions and the due ones, merged in creation order
-    /// (docs/semantics.md §6). A due motion gets the exact visit; a bound one without a due
-    /// event (and that needs no exact visit) just gets its value.
-    pub(super) fn visit_all(&mut self) {
-        let (mut b, mut d) = (0, 0);
-        let end = self.bound.len();
-        while b < end || d < self.due.len() {
-            let due = self.due.get(d).copied();
-            b = self.bind_values(b, end, due.map_or(u64::MAX, |e| e.seq));
-            let Some(event) = due else {
-                continue; // every bound entry is done
-            };
-            d += 1;
-            if b < end && self.bound[b].seq == event.seq {
-                b += 1; // bound and due: one visit
-            }
-            self.visit(event.slot, true);
-        }
-    }
-
-    /// Visits bound entries from `b` on, up to `end` or the first of sequence number `until`
-    /// or later; returns where it stopped. Reads nothing but the entry, its slot and its
-    /// outputs: what the executor has just written is the value (the bind of a pipelined
-    /// GPU readback gets the previous update's, as its exact visit would).
-    fn bind_values(&mut self, mut b: usize, end: usize, until: u64) -> usize {
-        while b < end {
-            let entry = &mut self.bound[b];
-            if entry.seq >= until {
-                break;
-            }
-            b += 1;
-            let Some(live) = self.table.slots.get(entry.slot, entry.version) else {
-                continue;
-            };
-            let slot = entry.slot;
-            if entry.exact {
-                self.visit(slot, false);
-                continue;
-            }
-            // Only a visit marks a motion for removal, and this is the motion's only visit.
-            debug_assert!(!self.table.meta[slot as usize].pending_removal);
-            let Some(bind) = entry.bind.as_mut() else {
-                continue;
-            };
-            let value = output(&self.table.rows, live.row, entry.lanes);
-            if let Err(message) = guarded(|| bind(&value)) {
-                self.bind_failed(slot, message);
-            }
-        }
-        b
-    }
-
-    /// Adds a bound entry (a sequence's) at its place in creation order.
-    pub(super) fn insert_bound(&mut self, entry: BoundEntry) {
-        let at = self.bound.partition_point(|e| e.seq < entry.seq);
-        self.bound.insert(at, entry);
-        self.reindex_bound(at);
-    }
-
-    /// Points the live motions of bound entries from `from` on at their entries.
-    pub(super) fn reindex_bound(&mut self, from: usize) {
-        for (i, entry) in self.bound.iter().enumerate().skip(from) {
-            if self.table.slots.get(entry.slot, entry.version).is_some() {
-                self.table.meta[entry.slot as usize].bound = Some(i as u32);
-            }
-        }
-    }
-
-    /// Gives a motion that joined a sequence the exact visit (which leaves it to its
-    /// sequence) and `value` its exact path (its row's output is not its value).
-    pub(super) fn visit_exactly(&mut self, slot: u32) {
-        self.table.slots.set_exact(slot);
-        if let Some(i) = self.table.meta[slot as usize].bound {
-            self.bound[i as usize].exact = true;
-        }
-    }
-
     /// Looks at one motion in an update: bind, loop-complete, complete, reschedule.
     pub(super) fn visit(&mut self, slot: u32, scheduled: bool) {
         let meta = self.table.meta[slot as usize];
@@ -179,24 +102,9 @@ impl MotionWorld {
         self.resolve_completion(slot, Ok(()));
     }
 
-    /// Calls the bind; a panic is reported and, with cancel-on-error, cancels the motion.
-    /// Returns whether the motion lives on.
-    pub(super) fn call_bind(&mut self, slot: u32, value: &Lanes) -> bool {
-        let Some(bind) = self.table.meta[slot as usize]
-            .bound
-            .and_then(|i| self.bound[i as usize].bind.as_mut())
-        else {
-            return true;
-        };
-        match guarded(|| bind(value)) {
-            Ok(()) => true,
-            Err(message) => self.bind_failed(slot, message),
-        }
-    }
-
     /// Reports a bind's panic and, with cancel-on-error, cancels its motion. Returns
     /// whether the motion lives on.
-    fn bind_failed(&mut self, slot: u32, message: String) -> bool {
+    pub(super) fn bind_failed(&mut self, slot: u32, message: String) -> bool {
         self.report(CallbackError {
             handle: self.handle_of(slot),
             debug_name: self.table.meta[slot as usize].debug_name,
@@ -239,16 +147,23 @@ impl MotionWorld {
     /// Drops a motion's callbacks (before its slot is freed: the report names its handle),
     /// catching a panic in the `Drop` of what they captured.
     pub(super) fn drop_callbacks(&mut self, slot: u32) {
-        let bind = self.table.meta[slot as usize]
-            .bound
-            .take()
-            .and_then(|i| self.bound[i as usize].bind.take());
+        let meta = &mut self.table.meta[slot as usize];
+        let (bind, batch_bind) = match meta.bound.take().map(|i| &mut self.bound[i as usize]) {
+            Some(BoundEntry::One(entry)) => (entry.bind.take(), None),
+            // A batch's bind goes with its last motion, and the entry with it.
+            Some(BoundEntry::Batch(batch)) => {
+                let released = batch.release(meta.batch_index.unwrap_or(u32::MAX));
+                self.bound_dead += usize::from(!batch.is_live());
+                (None, released)
+            }
+            None => (None, None),
+        };
         let callbacks = self.callbacks[slot as usize].take();
-        if bind.is_none() && callbacks.is_none() {
+        if bind.is_none() && batch_bind.is_none() && callbacks.is_none() {
             return;
         }
         // One guard, as for one struct: a panic in the bind's `Drop` still drops the rest.
-        if let Err(message) = guarded(move || drop((bind, callbacks))) {
+        if let Err(message) = guarded(move || drop((bind, batch_bind, callbacks))) {
             self.report(CallbackError {
                 handle: self.handle_of(slot),
                 debug_name: self.table.meta[slot as usize].debug_name,

@@ -7,6 +7,7 @@ mod common;
 
 mod async_debug;
 mod bad_input;
+mod batch_binds;
 mod batches;
 mod callback_order;
 mod clock_exactness;

@@ -127,7 +127,7 @@ const fn contender(key: &'static str, name: &'static str, shows: Shows, build: B
 
 /// Every contender, in column order (one a line, unformatted, to read as a table).
 #[rustfmt::skip]
-pub const CONTENDERS: [Contender; 12] = [
+pub const CONTENDERS: [Contender; 13] = [
     contender("floor", "hand-written loop", Shows::Updates, floor),
     contender("tween", "`tween` 2", Shows::Both, tween),
     contender("keyframe", "`keyframe` 1", Shows::Both, keyframe),
@@ -137,6 +137,7 @@ pub const CONTENDERS: [Contender; 12] = [
     contender("animato_gpu", "animato-gpu, GPU batch + wait", Shows::Updates, animato_gpu),
     contender("wt_run", "wgpu-tween, no bind, 1 thread", Shows::Both, wt_run),
     contender("wt_bind", "wgpu-tween, a bind on every motion, 1 thread", Shows::Both, wt_bind),
+    contender("wt_bind_indexed", "wgpu-tween, one bind shared by the batch, 1 thread", Shows::Both, wt_bind_indexed),
     contender("wt_host", "wgpu-tween, host targets, 1 thread", Shows::Both, wt_host),
     contender("wt_gpu_targets", "wgpu-tween, GPU targets, GPU executor + wait", Shows::Both, wt_gpu_targets),
     // The looping world of `wt_run` on the GPU executor: its own cost next to the targets'.
@@ -505,6 +506,21 @@ fn wt_bind(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
             motion(i).bind(w, move |v| slots[i].store(v.to_bits(), Ordering::Relaxed))
         }),
     ))
+}
+
+/// One batch whose shared bind stores motion `i`'s value in slot `i`.
+fn wt_bind_indexed(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
+    let slots: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let out = Out::Slots(Arc::clone(&slots));
+    Some(wt_world(None, n, out, move |w, handles| {
+        motion(0).bind_batch_indexed(
+            w,
+            n,
+            |i| BatchItem::new(0.0, target(i)),
+            move |i, v| slots[i].store(v.to_bits(), Ordering::Relaxed),
+            handles,
+        )
+    }))
 }
 
 /// A host array of N f32s registered once; motion `i` writes element `i`.

@@ -11,7 +11,7 @@ use crate::core::settings::LoopType;
 use crate::core::value::{Animatable, Interpolation, Lanes, RoundingMode};
 use crate::error::BuildError;
 use crate::world::built::{BuiltMotion, MotionOptions};
-use crate::world::callbacks::{BindFn, Callbacks};
+use crate::world::callbacks::{Bind, BindFn, Callbacks};
 
 impl<T: Animatable> Motion<T> {
     /// [`BuildError::ValueOverflow`] where `from + (to − from) · p` can leave the f32 range.
@@ -64,7 +64,7 @@ impl<T: Animatable> Motion<T> {
             options,
             debug_name: self.debug_name,
             value_type: std::any::TypeId::of::<T>(),
-            bind,
+            bind: bind.map(Bind::Own),
             callbacks: has_callbacks.then(|| {
                 Box::new(Callbacks {
                     start: self.on_start.map(super::shared::event),

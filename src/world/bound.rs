@@ -1,0 +1,192 @@
+//! The bound list: motions visited every update (binds, sequences), in creation order, and
+//! how an update walks it beside the due motions.
+
+use super::batch_bind::Stop;
+use super::callbacks::guarded;
+use super::meta::{BoundEntry, BoundMotion};
+use super::visit::output;
+use super::MotionWorld;
+use crate::core::value::Lanes;
+
+/// A place in the bound list: entry `entry`, and motion `motion` of it when it is a batch.
+#[derive(Clone, Copy, Default)]
+struct Cursor {
+    entry: usize,
+    motion: u32,
+}
+
+impl MotionWorld {
+    /// An update's visits: the bound motions and the due ones, merged in creation order
+    /// (docs/semantics.md §6). A due motion gets the exact visit; a bound one without a due
+    /// event (and that needs no exact visit) just gets its value.
+    pub(super) fn visit_all(&mut self) {
+        let mut at = Cursor::default();
+        let end = self.bound.len();
+        for d in 0.. {
+            let Some(event) = self.due.get(d).copied() else {
+                self.bind_values(at, end, u64::MAX);
+                return;
+            };
+            at = self.bind_values(at, end, event.seq);
+            if self.seq_at(at, end) == Some(event.seq) {
+                at = self.step(at); // bound and due: one visit
+            }
+            self.visit(event.slot, true);
+        }
+    }
+
+    /// The sequence number of the motion at `at`, if `at` is before `end`.
+    fn seq_at(&self, at: Cursor, end: usize) -> Option<u64> {
+        if at.entry >= end {
+            return None;
+        }
+        Some(self.bound[at.entry].first_seq() + u64::from(at.motion))
+    }
+
+    /// The place after `at`.
+    fn step(&self, at: Cursor) -> Cursor {
+        match &self.bound[at.entry] {
+            BoundEntry::Batch(batch) if at.motion + 1 < batch.len() => Cursor {
+                entry: at.entry,
+                motion: at.motion + 1,
+            },
+            _ => Cursor {
+                entry: at.entry + 1,
+                motion: 0,
+            },
+        }
+    }
+
+    /// Visits bound motions from `at` on, up to entry `end` or the first of sequence number
+    /// `until` or later; returns where it stopped. Reads nothing but the entry, its slot and
+    /// its outputs: what the executor has just written is the value (the bind of a pipelined
+    /// GPU readback gets the previous update's, as its exact visit would).
+    fn bind_values(&mut self, mut at: Cursor, end: usize, until: u64) -> Cursor {
+        while at.entry < end {
+            let (slots, rows) = (&self.table.slots, &self.table.rows);
+            let entry = match &mut self.bound[at.entry] {
+                BoundEntry::Batch(batch) => {
+                    match batch.visit(at.motion, until, rows) {
+                        Stop::At(i) if i < batch.len() => {
+                            at.motion = i;
+                            return at; // reached `until`
+                        }
+                        Stop::At(_) => {}
+                        Stop::Exact(i) => {
+                            let [slot, version] = batch.motions[i as usize];
+                            at = self.step(Cursor { motion: i, ..at });
+                            if self.table.slots.get(slot, version).is_some() {
+                                self.visit(slot, false);
+                            }
+                            continue;
+                        }
+                        Stop::Panicked(i, message) => {
+                            let slot = batch.motions[i as usize][0];
+                            at = self.step(Cursor { motion: i, ..at });
+                            self.bind_failed(slot, message);
+                            continue;
+                        }
+                    }
+                    at = Cursor {
+                        entry: at.entry + 1,
+                        motion: 0,
+                    };
+                    continue;
+                }
+                BoundEntry::One(entry) => entry,
+            };
+            if entry.seq >= until {
+                break;
+            }
+            at.entry += 1;
+            let Some(live) = slots.get(entry.slot, entry.version) else {
+                continue;
+            };
+            let slot = entry.slot;
+            if entry.exact {
+                self.visit(slot, false);
+                continue;
+            }
+            // Only a visit marks a motion for removal, and this is the motion's only visit.
+            debug_assert!(!self.table.meta[slot as usize].pending_removal);
+            let Some(bind) = entry.bind.as_mut() else {
+                continue;
+            };
+            let value = output(rows, live.row, entry.lanes);
+            if let Err(message) = guarded(|| bind(&value)) {
+                self.bind_failed(slot, message);
+            }
+        }
+        at
+    }
+
+    /// Calls the bind; a panic is reported and, with cancel-on-error, cancels the motion.
+    /// Returns whether the motion lives on.
+    pub(super) fn call_bind(&mut self, slot: u32, value: &Lanes) -> bool {
+        let meta = &self.table.meta[slot as usize];
+        let result = match meta.bound.map(|i| &mut self.bound[i as usize]) {
+            Some(BoundEntry::One(entry)) => match entry.bind.as_mut() {
+                Some(bind) => guarded(|| bind(value)),
+                None => Ok(()),
+            },
+            Some(BoundEntry::Batch(batch)) => match meta.batch_index {
+                Some(index) => batch.call(index, value),
+                None => Ok(()),
+            },
+            None => Ok(()),
+        };
+        match result {
+            Ok(()) => true,
+            Err(message) => self.bind_failed(slot, message),
+        }
+    }
+
+    /// Adds a bound entry (a sequence's) at its place in creation order.
+    pub(super) fn insert_bound(&mut self, entry: BoundMotion) {
+        let at = self.bound.partition_point(|e| e.first_seq() < entry.seq);
+        self.bound.insert(at, BoundEntry::One(entry));
+        self.reindex_bound(at);
+    }
+
+    /// Points the live motions of bound entries from `from` on at their entries.
+    pub(super) fn reindex_bound(&mut self, from: usize) {
+        let (slots, meta) = (&self.table.slots, &mut self.table.meta);
+        for (i, entry) in self.bound.iter().enumerate().skip(from) {
+            for [slot, version] in entry.motions() {
+                if slots.get(slot, version).is_some() {
+                    meta[slot as usize].bound = Some(i as u32);
+                }
+            }
+        }
+    }
+
+    /// Gives a motion that joined a sequence the exact visit (which leaves it to its
+    /// sequence) and `value` its exact path (its row's output is not its value).
+    pub(super) fn visit_exactly(&mut self, slot: u32) {
+        self.table.slots.set_exact(slot);
+        let meta = &self.table.meta[slot as usize];
+        match meta.bound.map(|i| &mut self.bound[i as usize]) {
+            Some(BoundEntry::One(entry)) => entry.exact = true,
+            Some(BoundEntry::Batch(batch)) => {
+                if let Some(index) = meta.batch_index {
+                    batch.set_exact(index);
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// Drops the entries of motions that are gone (once at least half of the list is).
+    pub(super) fn compact_bound(&mut self) {
+        let slots = &self.table.slots;
+        self.bound.retain(|e| match e {
+            BoundEntry::One(one) => slots.get(one.slot, one.version).is_some(),
+            BoundEntry::Batch(batch) => batch.is_live(),
+        });
+        self.reindex_bound(0);
+        self.bound_dead = 0;
+        if self.bound.capacity() > 64 && self.bound.len() * 4 < self.bound.capacity() {
+            self.bound.shrink_to(self.bound.len() * 2);
+        }
+    }
+}
