@@ -25,7 +25,8 @@
 //! outcome can hang on rounding, while boundaries are still hit exactly and often.
 //!
 //! The executors of `WGPU_TWEEN_EXECUTOR` run (default: the CPU, and the GPU when an adapter
-//! exists, with fewer cases). `MODEL_CASES` / `MODEL_GPU_CASES` override the case counts.
+//! exists, with fewer cases). `MODEL_CASES` / `MODEL_GPU_CASES` override the case counts,
+//! `MODEL_SHRINK` the shrink iterations (2000).
 //! Failures shrink (and the message lists the operations up to the failing one); proptest
 //! keeps failing seeds in `tests/model.proptest-regressions`, and the minimal sequences found
 //! so far are kept as the explicit `regression_*` tests at the end. While a found bug is
@@ -599,18 +600,18 @@ fn cases(var: &str, default: u32) -> u32 {
         .unwrap_or(default)
 }
 
-/// Runs `cases` random sequences of `len` operations on `exec`.
-fn run_model(exec: &Exec, cases: u32, len: std::ops::Range<usize>) {
+/// Runs `count` random sequences of `len` operations on `exec`.
+fn run_model(exec: &Exec, count: u32, len: std::ops::Range<usize>) {
     let config = Config {
-        cases,
+        cases: count,
         source_file: Some(file!()),
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/model.proptest-regressions"
         )))),
         // Each shrink step reruns a case; the failure message lists the operations up to
-        // the failing one anyway.
-        max_shrink_iters: 2_000,
+        // the failing one anyway. `MODEL_SHRINK` raises it to look for a shorter case.
+        max_shrink_iters: cases("MODEL_SHRINK", 2_000),
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);
@@ -620,7 +621,7 @@ fn run_model(exec: &Exec, cases: u32, len: std::ops::Range<usize>) {
     let result = runner.run(&strategy, |ops| run_case(exec, &ops, &stats));
     let n = |c: &AtomicUsize| c.load(Ordering::Relaxed);
     println!(
-        "model test on {}: {cases} cases, {} operations ({} updates), {:.1} s; callbacks {} \
+        "model test on {}: {count} cases, {} operations ({} updates), {:.1} s; callbacks {} \
          (complete {}, loop {}, cancel {}), caught panics {}, spawned from callbacks {}, \
          most live motions {}",
         exec.name(),

@@ -128,6 +128,9 @@ pub struct MotionWorld {
     finals: finals::Finals,
     /// The last batch's list of motions, empty, kept for its room (`insert_batch`).
     batch_scratch: Vec<BatchMotion>,
+    /// Motions whose clock `complete` put just past their end and that have not moved since
+    /// (`ops.rs`, `unnudge_moved`): few, as a moving update takes them off.
+    nudged: Vec<MotionHandle>,
 }
 
 impl Default for MotionWorld {
@@ -174,6 +177,7 @@ impl MotionWorld {
             value_types: Vec::new(),
             finals: finals::Finals::default(),
             batch_scratch: Vec::new(),
+            nudged: Vec::new(),
         }
     }
 
@@ -290,6 +294,7 @@ impl MotionWorld {
         self.visiting = true;
         self.visit_all();
         self.visiting = false;
+        self.unnudge_moved();
         self.settling = false;
         // (Emptied now, so that `settle` can shrink it after a burst.)
         self.due.clear();
@@ -341,6 +346,7 @@ impl MotionWorld {
         self.sequences = std::collections::HashMap::new();
         self.finals.clear(0);
         self.batch_scratch = Vec::new();
+        self.nudged = Vec::new();
     }
 }
 

@@ -251,6 +251,8 @@ impl MotionWorld {
                 value: end,
             });
         }
+        let mut exact = row;
+        exact.anchor(w, end);
         let now = anchor_keeping(&mut row, w, end, Progress::is_completed);
         self.reanchored(slot, row_index, row);
         self.table.meta[slot as usize].touched = true;
@@ -259,8 +261,50 @@ impl MotionWorld {
             .then(|| self.table.rows.value_at(row_index, &now, w));
         if self.fire(slot, &prev, &now, value.as_ref()) {
             self.schedule(slot, row_index, row.clock(w));
+            // The nudge only holds the clock at its end: the first update that moves it
+            // takes it off (`unnudge_moved`), as LitMotion's `Time = total` then `+= dt`.
+            let nudged = (row.base_hi, row.base_lo) != (exact.base_hi, exact.base_lo);
+            if nudged && !self.nudged.contains(&h) {
+                self.nudged.push(h);
+            }
         }
         Ok(())
+    }
+
+    /// Takes `complete`'s nudge off the motions whose clock this update moved: their clock
+    /// is the total duration at the update's start plus the step since, exactly (so one
+    /// played back to its end is there, not a hair past: docs/semantics.md §7). Run after
+    /// the update's visits, which saw the nudged clock; the status and loop count it gave
+    /// are kept (else, below the anchor grid's resolution, the nudge stays). A motion whose
+    /// clock stood (speed 0, a zero step, a paused group) keeps its nudge.
+    pub(super) fn unnudge_moved(&mut self) {
+        if self.nudged.is_empty() {
+            return;
+        }
+        let mut nudged = std::mem::take(&mut self.nudged);
+        nudged.retain(|&h| {
+            let Ok((slot, row_index)) = self.live(h) else {
+                return false; // ended (or removed this update)
+            };
+            let mut row = self.table.rows.rows[row_index as usize];
+            let kind = row.clock_index();
+            let (before, w) = (self.clocks.prev[kind], self.clocks.now[kind]);
+            if row.speed == 0.0 || before == w {
+                return true;
+            }
+            let seen = progress(&row, row.clock(w));
+            // No set_time since (it drops the entry) and no move before this update: the
+            // clock was the total duration when the update began.
+            row.anchor(before, row.total_duration());
+            let clock = row.clock(w);
+            let exact = progress(&row, clock);
+            if exact.status == seen.status && exact.completed_loops == seen.completed_loops {
+                self.reanchored(slot, row_index, row);
+                self.schedule(slot, row_index, clock);
+            }
+            false
+        });
+        self.nudged = nudged;
     }
 
     pub(super) fn set_time_inner(&mut self, h: MotionHandle, time: f64) -> Result<(), MotionError> {
@@ -282,6 +326,8 @@ impl MotionWorld {
             });
         }
         let (_, prev) = self.evaluate_index(row_index);
+        // The clock is `time` from now on, not `complete`'s end.
+        self.nudged.retain(|&n| n != h);
         let want = progress(&row, time);
         let now = anchor_keeping(&mut row, w, time, |p| {
             p.status == want.status && p.completed_loops == want.completed_loops
