@@ -105,6 +105,7 @@ impl MotionWorld {
                 Some(Bind::Batch { .. }) => Some(self.bound.len() as u32 - 1),
                 None => None,
             },
+            nudged: false,
             batch_index: match built.bind {
                 Some(Bind::Batch { index }) => Some(index),
                 _ => None,

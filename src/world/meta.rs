@@ -38,6 +38,9 @@ pub(crate) struct SlotMeta {
     pub(super) bound: Option<u32>,
     /// Its index in its batch, when that entry is a batch with a shared bind.
     pub(super) batch_index: Option<u32>,
+    /// `complete` put its clock just past its end, and it has not moved since (it is in
+    /// the world's `nudged` list).
+    pub(super) nudged: bool,
 }
 
 /// An entry of the bound list (creation order): one motion, or a batch with a shared bind.

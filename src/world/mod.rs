@@ -129,7 +129,8 @@ pub struct MotionWorld {
     /// The last batch's list of motions, empty, kept for its room (`insert_batch`).
     batch_scratch: Vec<BatchMotion>,
     /// Motions whose clock `complete` put just past their end and that have not moved since
-    /// (`ops.rs`, `unnudge_moved`): few, as a moving update takes them off.
+    /// (`ops.rs`, `unnudge_moved`; each has `SlotMeta::nudged`): few, as a moving update
+    /// takes them off.
     nudged: Vec<MotionHandle>,
 }
 

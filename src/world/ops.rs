@@ -264,7 +264,9 @@ impl MotionWorld {
             // The nudge only holds the clock at its end: the first update that moves it
             // takes it off (`unnudge_moved`), as LitMotion's `Time = total` then `+= dt`.
             let nudged = (row.base_hi, row.base_lo) != (exact.base_hi, exact.base_lo);
-            if nudged && !self.nudged.contains(&h) {
+            let meta = &mut self.table.meta[slot as usize];
+            if nudged && !meta.nudged {
+                meta.nudged = true;
                 self.nudged.push(h);
             }
         }
@@ -286,6 +288,9 @@ impl MotionWorld {
             let Ok((slot, row_index)) = self.live(h) else {
                 return false; // ended (or removed this update)
             };
+            if !self.table.meta[slot as usize].nudged {
+                return false; // set_time has taken it off
+            }
             let mut row = self.table.rows.rows[row_index as usize];
             let kind = row.clock_index();
             let (before, w) = (self.clocks.prev[kind], self.clocks.now[kind]);
@@ -298,6 +303,7 @@ impl MotionWorld {
             row.anchor(before, row.total_duration());
             let clock = row.clock(w);
             let exact = progress(&row, clock);
+            self.table.meta[slot as usize].nudged = false;
             if exact.status == seen.status && exact.completed_loops == seen.completed_loops {
                 self.reanchored(slot, row_index, row);
                 self.schedule(slot, row_index, clock);
@@ -327,7 +333,7 @@ impl MotionWorld {
         }
         let (_, prev) = self.evaluate_index(row_index);
         // The clock is `time` from now on, not `complete`'s end.
-        self.nudged.retain(|&n| n != h);
+        self.table.meta[slot as usize].nudged = false;
         let want = progress(&row, time);
         let now = anchor_keeping(&mut row, w, time, |p| {
             p.status == want.status && p.completed_loops == want.completed_loops
