@@ -187,7 +187,7 @@ impl BoundBatch {
     }
 
     /// Binds motions from `from` on, up to the first whose sequence number is `until` or
-    /// more, or that needs the exact visit; stops after a panic.
+    /// more (`At`), or that needs the exact visit (`Exact`); stops after a panic.
     pub(super) fn visit(&mut self, from: u32, until: u64, rows: &Rows) -> Stop {
         let len = self.len();
         let limit = until.saturating_sub(self.first_seq).min(u64::from(len)) as u32;
@@ -204,13 +204,20 @@ impl BoundBatch {
             }
             _ => limit,
         };
+        // Before `limit`, the stretch ends at a motion that needs the exact visit: that
+        // visit comes next, before any later due motion.
+        let next = if end < limit {
+            Stop::Exact(end)
+        } else {
+            Stop::At(end)
+        };
         let Some(bind) = self.bind.as_mut() else {
-            return Stop::At(end);
+            return next;
         };
         let stretch = &self.rows[from as usize..end as usize];
         match bind.visit(from, stretch, self.lanes, rows) {
             (visited, Some(message)) => Stop::Panicked(from + visited as u32 - 1, message),
-            (_, None) => Stop::At(end),
+            (_, None) => next,
         }
     }
 

@@ -301,3 +301,40 @@ fn a_shared_bind_follows_its_motions_rows_through_moves() {
         assert_eq!(at_half, expected, "{name}");
     }
 }
+
+#[test]
+fn a_batch_motion_in_a_sequence_keeps_the_order_of_the_rest() {
+    for exec in executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        let log: Log = Arc::default();
+        let mut handles = Vec::new();
+        Motion::new(0.0f32, 0.0, 1.0)
+            .immediate_bind(false)
+            .bind_batch_indexed(
+                &mut world,
+                3,
+                |i| BatchItem::new(0.0, 4.0 * (i + 1) as f32),
+                shared_logger(&log),
+                &mut handles,
+            )
+            .unwrap();
+        // Created after the batch, due (completing) in the first update.
+        Motion::new(0.0f32, 1.0, 0.25)
+            .immediate_bind(false)
+            .bind(&mut world, logger(&log, 100))
+            .unwrap();
+        // Motion 1 joins a sequence: its sequence binds it, in the sequence's place.
+        wgpu_tween::Sequence::new()
+            .append(handles[1])
+            .run(&mut world)
+            .unwrap();
+        take(&log);
+        world.update(0.25).unwrap();
+        assert_eq!(
+            take(&log),
+            [(0, 1.0), (2, 3.0), (100, 1.0), (1, 2.0)],
+            "{name}: creation order, each bind once"
+        );
+    }
+}
