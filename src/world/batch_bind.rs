@@ -153,6 +153,11 @@ impl BoundBatch {
         }
     }
 
+    /// The index in the batch of its motion of sequence number `seq`.
+    pub(super) fn index_of(&self, seq: u64) -> u32 {
+        (seq - self.first_seq) as u32
+    }
+
     /// Number of motions.
     pub(super) fn len(&self) -> u32 {
         self.motions.len() as u32

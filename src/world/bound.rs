@@ -129,10 +129,7 @@ impl MotionWorld {
                 Some(bind) => guarded(|| bind(value)),
                 None => Ok(()),
             },
-            Some(BoundEntry::Batch(batch)) => match meta.batch_index {
-                Some(index) => batch.call(index, value),
-                None => Ok(()),
-            },
+            Some(BoundEntry::Batch(batch)) => batch.call(batch.index_of(meta.seq), value),
             None => Ok(()),
         };
         match result {
@@ -167,11 +164,7 @@ impl MotionWorld {
         let meta = &self.table.meta[slot as usize];
         match meta.bound.map(|i| &mut self.bound[i as usize]) {
             Some(BoundEntry::One(entry)) => entry.exact = true,
-            Some(BoundEntry::Batch(batch)) => {
-                if let Some(index) = meta.batch_index {
-                    batch.set_exact(index);
-                }
-            }
+            Some(BoundEntry::Batch(batch)) => batch.set_exact(batch.index_of(meta.seq)),
             None => {}
         }
     }

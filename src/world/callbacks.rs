@@ -15,9 +15,9 @@ pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
 pub(crate) enum Bind {
     /// Its own closure (`bind`, `bind_batch`): calling it is one indirection.
     Own(BindFn),
-    /// Motion `index` of the batch being inserted, whose shared bind is the bound list's
-    /// last entry (`bind_batch_indexed`).
-    Batch { index: u32 },
+    /// A motion of the batch being inserted, whose shared bind is the bound list's last
+    /// entry (`bind_batch_indexed`); its index there follows from its sequence number.
+    Batch,
 }
 
 /// A motion's callbacks but its bind (which the world keeps in its bound list). Boxed once

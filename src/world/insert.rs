@@ -102,14 +102,10 @@ impl MotionWorld {
             bound: match built.bind {
                 Some(Bind::Own(_)) => Some(self.bound.len() as u32),
                 // Its batch is the last entry.
-                Some(Bind::Batch { .. }) => Some(self.bound.len() as u32 - 1),
+                Some(Bind::Batch) => Some(self.bound.len() as u32 - 1),
                 None => None,
             },
             nudged: false,
-            batch_index: match built.bind {
-                Some(Bind::Batch { index }) => Some(index),
-                _ => None,
-            },
         };
         let value_type = self.value_type_index(built.value_type);
         let new = NewMotion {
@@ -142,7 +138,7 @@ impl MotionWorld {
                 exact: built.options.skip_values_during_delay,
                 bind: Some(bind),
             })),
-            Some(Bind::Batch { .. }) => {
+            Some(Bind::Batch) => {
                 if let Some(BoundEntry::Batch(batch)) = self.bound.last_mut() {
                     batch.push(slot, version, row_index);
                 }
@@ -225,13 +221,10 @@ impl MotionWorld {
                 false
             }
         };
-        for (index, (pairs, word, bind, target)) in motions.drain(..).enumerate() {
+        for (pairs, word, bind, target) in motions.drain(..) {
             let bind = match bind {
                 Some(bind) => Some(Bind::Own(bind)),
-                None if shared => Some(Bind::Batch {
-                    index: index as u32,
-                }),
-                None => None,
+                None => shared.then_some(Bind::Batch),
             };
             let built = BuiltMotion {
                 row: crate::core::row::MotionRow {

@@ -36,8 +36,6 @@ pub(crate) struct SlotMeta {
     pub(super) ended: bool,
     /// Its entry in the bound list (a bind or a sequence).
     pub(super) bound: Option<u32>,
-    /// Its index in its batch, when that entry is a batch with a shared bind.
-    pub(super) batch_index: Option<u32>,
     /// `complete` put its clock just past its end, and it has not moved since (it is in
     /// the world's `nudged` list).
     pub(super) nudged: bool,

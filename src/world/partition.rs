@@ -23,10 +23,11 @@ impl MotionWorld {
                 continue;
             };
             let meta = &self.table.meta[slot as usize];
-            if let (Some(b), Some(i)) = (meta.bound, meta.batch_index) {
-                if let Some(BoundEntry::Batch(batch)) = self.bound.get_mut(b as usize) {
-                    batch.set_row(i, index);
-                }
+            // (`get_mut`: a motion being inserted is not in the list yet.)
+            if let Some(BoundEntry::Batch(batch)) =
+                meta.bound.and_then(|b| self.bound.get_mut(b as usize))
+            {
+                batch.set_row(batch.index_of(meta.seq), index);
             }
             if let Some(target) = meta.target {
                 self.relink_target(target, index);

@@ -2,6 +2,7 @@
 
 use super::callbacks::{guarded, CallbackError, CallbackKind};
 use super::commands::{Command, Deferred};
+use super::meta::BoundEntry;
 use super::MotionWorld;
 
 impl MotionWorld {
@@ -83,8 +84,8 @@ impl MotionWorld {
                 continue; // cleared in between
             }
             meta.pending_removal = false;
-            // (A batch's entry counts once, when its last motion goes.)
-            if (meta.has_bind || meta.is_sequence) && meta.batch_index.is_none() {
+            // (A batch's entry counts once, when its last motion goes: `drop_callbacks`.)
+            if let Some(BoundEntry::One(_)) = meta.bound.and_then(|b| self.bound.get(b as usize)) {
                 self.bound_dead += 1;
             }
             let is_sequence = meta.is_sequence;

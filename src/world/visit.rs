@@ -152,7 +152,7 @@ impl MotionWorld {
             Some(BoundEntry::One(entry)) => (entry.bind.take(), None),
             // A batch's bind goes with its last motion, and the entry with it.
             Some(BoundEntry::Batch(batch)) => {
-                let released = batch.release(meta.batch_index.unwrap_or(u32::MAX));
+                let released = batch.release(batch.index_of(meta.seq));
                 self.bound_dead += usize::from(!batch.is_live());
                 (None, released)
             }
