@@ -62,10 +62,10 @@ impl<T: Animatable> Motion<T> {
     /// `item(i)` (this motion's own `from` and `to` are not used), and appends their
     /// handles to `handles` in creation order. The settings are checked once and each
     /// motion's endpoints as [`run`](Self::run) checks them; if any is invalid
-    /// ([`BuildError::InBatch`] names the first) nothing is added. A base motion with
-    /// callbacks or a target is refused ([`BuildError::NotBatchable`]): its motions cannot
-    /// share them (give each motion its own with [`BatchItem::target`]). Far cheaper per
-    /// motion than `run` in a loop.
+    /// ([`BuildError::InBatch`] names the first) nothing is added, nor when `item` panics.
+    /// A base motion with callbacks or a target is refused ([`BuildError::NotBatchable`]):
+    /// its motions cannot share them (give each motion its own with [`BatchItem::target`]).
+    /// Far cheaper per motion than `run` in a loop.
     ///
     /// ```
     /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
@@ -95,7 +95,8 @@ impl<T: Animatable> Motion<T> {
 
     /// [`run_batch`](Self::run_batch) with a bind per motion: `item(i)` gives motion `i`'s
     /// endpoints and its bind (called as [`bind`](Self::bind)'s is, the immediate bind
-    /// included). Commands that binds queue are applied after the whole batch is added.
+    /// included, once every motion is added). Commands that binds queue are applied after the
+    /// whole batch is added.
     ///
     /// ```
     /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
@@ -190,10 +191,9 @@ impl<T: Animatable> Motion<T> {
         if let Some(g) = base.group {
             world.group_clock(g)?;
         }
-        // Every motion is checked before any is added. (The reservation is a hint: a count
-        // beyond memory fails as the items come, like any growing `Vec`.)
-        let mut motions = world.batch_list();
-        motions.reserve(count.min(1 << 20));
+        // Each motion goes in once checked; an error (or a panic in `item`) drops the
+        // batch, which takes out what it added.
+        let mut batch = world.insert_batch(&base, count, shared, handles);
         for index in 0..count {
             let (item, bind) = item(index);
             let in_batch = |error| BuildError::InBatch {
@@ -202,13 +202,14 @@ impl<T: Animatable> Motion<T> {
             };
             let (pairs, word) = self.checked_pairs(item.from, item.to).map_err(in_batch)?;
             if let Some(target) = &item.target {
-                world
+                batch
+                    .world()
                     .check_target(target, T::LANES)
                     .map_err(|e| in_batch(BuildError::Target(e)))?;
             }
-            motions.push((pairs, word, bind, item.target));
+            batch.push(pairs, word, bind, item.target);
         }
-        world.insert_batch(&base, motions, shared, handles);
+        batch.finish();
         Ok(())
     }
 }

@@ -2,14 +2,15 @@
 //! with each motion's index in its batch and its value.
 //!
 //! A batch's motions have consecutive sequence numbers, so the bound list keeps the whole
-//! batch as one entry ([`BoundBatch`]): the bind once, and per motion only its slot and
-//! version (8 bytes, where an entry of its own is 40). An update hands a stretch of the batch
+//! batch as one entry ([`BoundBatch`]): the bind once, and per motion only its row (4 bytes,
+//! where an entry of its own is 32). An update hands a stretch of the batch
 //! to the bind's own loop, monomorphised for its type, so the closure is inlined there: no box
 //! and no indirect call per motion. A per-motion bind costs at least a boxed call per motion
 //! (and at a million motions a cache miss on each box), which is most of a bound world's
 //! update.
 
 use super::callbacks::guarded;
+use super::meta::GONE;
 use super::visit::output;
 use crate::core::value::{Animatable, Lanes, RoundingMode};
 use crate::table::rows::Rows;
@@ -84,18 +85,13 @@ impl IndexedBind {
     }
 }
 
-/// The row of a batch's motion that is gone.
-const GONE: u32 = u32::MAX;
-
 /// A batch with a shared bind, as one entry of the bound list: motion `i` has sequence number
 /// `first_seq + i`.
 pub(super) struct BoundBatch {
     pub(super) first_seq: u64,
-    /// `[slot, version]` of each motion, in creation order (dead ones stay, so that indices
-    /// stay put).
-    pub(super) motions: Vec<[u32; 2]>,
-    /// Each motion's row (the world re-points it when the row moves), or [`GONE`]: all an
-    /// update's visit reads per motion besides its output.
+    /// Each motion's row in creation order (the world re-points it when the row moves; the
+    /// slot is the row's owner), or [`GONE`] once the motion is (it keeps its place, so that
+    /// indices stay put): all an update's visit reads per motion besides its output.
     rows: Vec<u32>,
     /// Lanes of their values.
     lanes: u8,
@@ -120,30 +116,35 @@ pub(super) enum Stop {
 }
 
 impl BoundBatch {
-    /// An empty batch of `count` motions to come, the first with sequence number `first_seq`.
+    /// An empty batch of about `count` motions to come, the first with sequence number
+    /// `first_seq`.
     pub(super) fn new(
         bind: IndexedBind,
         first_seq: u64,
-        count: u32,
+        count: usize,
         lanes: u8,
         exact: bool,
     ) -> Self {
         Self {
             first_seq,
-            motions: Vec::with_capacity(count as usize),
-            rows: Vec::with_capacity(count as usize),
+            rows: Vec::with_capacity(count),
             lanes,
             exact,
             exact_motions: Vec::new(),
-            live: count,
+            live: 0,
             bind: Some(bind.0),
         }
     }
 
-    /// Adds the next motion: its slot, version and row.
-    pub(super) fn push(&mut self, slot: u32, version: u32, row: u32) {
-        self.motions.push([slot, version]);
+    /// Adds the next motion, at row `row`.
+    pub(super) fn push(&mut self, row: u32) {
         self.rows.push(row);
+        self.live += 1;
+    }
+
+    /// Each motion's row, [`GONE`] for those that are gone.
+    pub(super) fn rows(&self) -> &[u32] {
+        &self.rows
     }
 
     /// Motion `index`'s row moved to `row`.
@@ -160,7 +161,7 @@ impl BoundBatch {
 
     /// Number of motions.
     pub(super) fn len(&self) -> u32 {
-        self.motions.len() as u32
+        self.rows.len() as u32
     }
 
     /// Whether motion `index` needs the exact visit.
@@ -171,7 +172,7 @@ impl BoundBatch {
     /// Gives motion `index` the exact visit from now on.
     pub(super) fn set_exact(&mut self, index: u32) {
         if self.exact_motions.is_empty() {
-            self.exact_motions.resize(self.motions.len(), false);
+            self.exact_motions.resize(self.rows.len(), false);
         }
         if let Some(flag) = self.exact_motions.get_mut(index as usize) {
             *flag = true;

@@ -3,7 +3,7 @@
 
 use super::batch_bind::Stop;
 use super::callbacks::guarded;
-use super::meta::{BoundEntry, BoundMotion};
+use super::meta::{BoundEntry, BoundMotion, GONE};
 use super::visit::output;
 use super::MotionWorld;
 use crate::core::value::Lanes;
@@ -58,30 +58,32 @@ impl MotionWorld {
     }
 
     /// Visits bound motions from `at` on, up to entry `end` or the first of sequence number
-    /// `until` or later; returns where it stopped. Reads nothing but the entry, its slot and
-    /// its outputs: what the executor has just written is the value (the bind of a pipelined
-    /// GPU readback gets the previous update's, as its exact visit would).
+    /// `until` or later; returns where it stopped. Reads nothing but the entry and its row's
+    /// outputs: what the executor has just written is the value (the bind of a pipelined GPU
+    /// readback gets the previous update's, as its exact visit would).
     fn bind_values(&mut self, mut at: Cursor, end: usize, until: u64) -> Cursor {
         while at.entry < end {
-            let (slots, rows) = (&self.table.slots, &self.table.rows);
+            let rows = &self.table.rows;
             let entry = match &mut self.bound[at.entry] {
                 BoundEntry::Batch(batch) => {
-                    match batch.visit(at.motion, until, rows) {
+                    let stop = batch.visit(at.motion, until, rows);
+                    let row = |i: u32| batch.rows()[i as usize];
+                    match stop {
                         Stop::At(i) if i < batch.len() => {
                             at.motion = i;
                             return at; // reached `until`
                         }
                         Stop::At(_) => {}
                         Stop::Exact(i) => {
-                            let [slot, version] = batch.motions[i as usize];
+                            let row = row(i);
                             at = self.step(Cursor { motion: i, ..at });
-                            if self.table.slots.get(slot, version).is_some() {
-                                self.visit(slot, false);
+                            if row != GONE {
+                                self.visit(self.table.rows.slot_of()[row as usize], false);
                             }
                             continue;
                         }
                         Stop::Panicked(i, message) => {
-                            let slot = batch.motions[i as usize][0];
+                            let slot = rows.slot_of()[row(i) as usize];
                             at = self.step(Cursor { motion: i, ..at });
                             self.bind_failed(slot, message);
                             continue;
@@ -99,21 +101,23 @@ impl MotionWorld {
                 break;
             }
             at.entry += 1;
-            let Some(live) = slots.get(entry.slot, entry.version) else {
+            if entry.row == GONE {
                 continue;
-            };
-            let slot = entry.slot;
+            }
+            let slot = || rows.slot_of()[entry.row as usize];
             if entry.exact {
+                let slot = slot();
                 self.visit(slot, false);
                 continue;
             }
-            // Only a visit marks a motion for removal, and this is the motion's only visit.
-            debug_assert!(!self.table.meta[slot as usize].pending_removal);
             let Some(bind) = entry.bind.as_mut() else {
                 continue;
             };
-            let value = output(rows, live.row, entry.lanes);
+            // Only a visit marks a motion for removal, and this is the motion's only visit.
+            debug_assert!(!self.table.meta[slot() as usize].pending_removal);
+            let value = output(rows, entry.row, entry.lanes);
             if let Err(message) = guarded(|| bind(&value)) {
+                let slot = slot();
                 self.bind_failed(slot, message);
             }
         }
@@ -147,12 +151,10 @@ impl MotionWorld {
 
     /// Points the live motions of bound entries from `from` on at their entries.
     pub(super) fn reindex_bound(&mut self, from: usize) {
-        let (slots, meta) = (&self.table.slots, &mut self.table.meta);
+        let (slot_of, meta) = (self.table.rows.slot_of(), &mut self.table.meta);
         for (i, entry) in self.bound.iter().enumerate().skip(from) {
-            for [slot, version] in entry.motions() {
-                if slots.get(slot, version).is_some() {
-                    meta[slot as usize].bound = Some(i as u32);
-                }
+            for row in entry.live_rows() {
+                meta[slot_of[row as usize] as usize].bound = Some(i as u32);
             }
         }
     }
@@ -171,9 +173,8 @@ impl MotionWorld {
 
     /// Drops the entries of motions that are gone (once at least half of the list is).
     pub(super) fn compact_bound(&mut self) {
-        let slots = &self.table.slots;
         self.bound.retain(|e| match e {
-            BoundEntry::One(one) => slots.get(one.slot, one.version).is_some(),
+            BoundEntry::One(one) => one.row != GONE,
             BoundEntry::Batch(batch) => batch.is_live(),
         });
         self.reindex_bound(0);

@@ -306,12 +306,13 @@ impl MotionWorld {
         };
         self.bound_rows.clear();
         self.bound_motions.clear();
+        let (slot_of, slots) = (self.table.rows.slot_of(), &self.table.slots);
         for entry in &self.bound {
-            for [slot, version] in entry.motions() {
-                if let Some(live) = self.table.slots.get(slot, version) {
-                    self.bound_rows.push(live.row);
-                    self.bound_motions.push([slot, version]);
-                }
+            for row in entry.live_rows() {
+                let slot = slot_of[row as usize];
+                self.bound_rows.push(row);
+                self.bound_motions
+                    .push([slot, slots[slot as usize].version]);
             }
         }
         // Host targets are filled from the readback too.

@@ -1,13 +1,16 @@
 //! Inserting motions: one at a time (the builder's terminals, deferred spawns) or a batch.
 
 use super::batch_bind::{BoundBatch, IndexedBind};
-use super::built::BuiltMotion;
-use super::callbacks::{guarded, Bind, BindFn};
+use super::built::{BuiltMotion, MotionOptions};
+use super::callbacks::{guarded, Bind, BindFn, Callbacks};
 use super::meta::{BoundEntry, BoundMotion, SlotMeta};
 use super::MotionWorld;
-use crate::core::handle::MotionHandle;
+use crate::core::curve::AnimationCurve;
+use crate::core::handle::{GroupId, MotionHandle};
+use crate::core::row::MotionRow;
 use crate::eval::adapters::row_value;
 use crate::table::motions::NewMotion;
+use crate::table::targets::Target;
 
 impl MotionWorld {
     /// Inserts a built motion at clock 0 (anchored at the current world time), into
@@ -57,6 +60,25 @@ impl MotionWorld {
         built: BuiltMotion,
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
+        let config = self.configure(&built);
+        let own = OwnPart {
+            pairs: built.pairs,
+            word: built.row.params,
+            curve: built.curve.as_ref(),
+            bind: built.bind,
+            callbacks: built.callbacks,
+            target: built.target,
+        };
+        let handle = self.place(&config, own, reserved);
+        if config.options.immediate_bind && self.table.meta[handle.slot as usize].has_bind {
+            self.bind_at_start(handle.slot);
+        }
+        handle
+    }
+
+    /// What the motions of `built`'s configuration share when inserted now.
+    #[inline]
+    fn configure(&mut self, built: &BuiltMotion) -> Config {
         let mut row = built.row;
         // A motion of a group runs on its group's clock (a group removed before a deferred
         // spawn was applied leaves it on its own time kind).
@@ -67,31 +89,48 @@ impl MotionWorld {
             })
         });
         row.anchor(self.clocks.now[row.clock_index()], 0.0);
-        if built.auto_seed {
+        Config {
+            row,
+            params: built.params,
+            group,
+            auto_seed: built.auto_seed,
+            options: built.options,
+            debug_name: built.debug_name,
+            value_type: self.value_type_index(built.value_type),
+        }
+    }
+
+    /// Inserts one motion of `config` at clock 0 (its immediate bind is the caller's).
+    #[inline]
+    fn place(
+        &mut self,
+        config: &Config,
+        own: OwnPart<'_>,
+        reserved: Option<MotionHandle>,
+    ) -> MotionHandle {
+        let mut row = config.row;
+        row.params = own.word;
+        if config.auto_seed {
             // Unique per motion for the world's first 2^32 motions (pcg is a bijection).
             row.params = crate::eval::adapters::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
         }
         // An animation curve's keys go into the world's key table (freed with the row).
-        let params = match &built.curve {
+        let params = match own.curve {
             Some(curve) => self.table.rows.curves.insert(curve),
-            None => built.params,
+            None => config.params,
         };
         let seq = self.next_seq;
         self.next_seq += 1;
-        let has_bind = built.bind.is_some();
-        let has_loop_callback = built
-            .callbacks
-            .as_ref()
-            .is_some_and(|c| c.loop_complete.is_some());
-        let awaits_start = built.callbacks.as_ref().is_some_and(|c| c.start.is_some());
+        let has_bind = own.bind.is_some();
+        let callbacks = own.callbacks.as_deref();
         let meta = SlotMeta {
             seq,
             stamp: 0,
-            options: built.options,
-            debug_name: built.debug_name,
+            options: config.options,
+            debug_name: config.debug_name,
             has_bind,
-            has_loop_callback,
-            awaits_start,
+            has_loop_callback: callbacks.is_some_and(|c| c.loop_complete.is_some()),
+            awaits_start: callbacks.is_some_and(|c| c.start.is_some()),
             birth_update: self.updates,
             touched: false,
             pending_removal: false,
@@ -99,7 +138,7 @@ impl MotionWorld {
             is_sequence: false,
             in_sequence: false,
             ended: false,
-            bound: match built.bind {
+            bound: match own.bind {
                 Some(Bind::Own(_)) => Some(self.bound.len() as u32),
                 // Its batch is the last entry.
                 Some(Bind::Batch) => Some(self.bound.len() as u32 - 1),
@@ -107,13 +146,12 @@ impl MotionWorld {
             },
             nudged: false,
         };
-        let value_type = self.value_type_index(built.value_type);
         let new = NewMotion {
             row,
-            pairs: built.pairs,
+            pairs: own.pairs,
             params,
             meta,
-            value_type,
+            value_type: config.value_type,
             changed: self.updates as u32,
         };
         let inserted = self
@@ -124,23 +162,22 @@ impl MotionWorld {
         if self.callbacks.len() <= slot as usize {
             self.callbacks.resize_with(slot as usize + 1, || None);
         }
-        if let Some(target) = &built.target {
+        if let Some(target) = &own.target {
             // Checked by the builder's terminal; a deferred spawn's is checked here.
             self.link_target(slot, row_index, target, row.lane_count());
         }
-        self.callbacks[slot as usize] = built.callbacks;
-        match built.bind {
+        self.callbacks[slot as usize] = own.callbacks;
+        match own.bind {
             Some(Bind::Own(bind)) => self.bound.push(BoundEntry::One(BoundMotion {
                 seq,
-                slot,
-                version,
+                row: row_index,
                 lanes: row.lane_count() as u8,
-                exact: built.options.skip_values_during_delay,
+                exact: config.options.skip_values_during_delay,
                 bind: Some(bind),
             })),
             Some(Bind::Batch) => {
                 if let Some(BoundEntry::Batch(batch)) = self.bound.last_mut() {
-                    batch.push(slot, version, row_index);
+                    batch.push(row_index);
                 }
             }
             None => {}
@@ -151,16 +188,50 @@ impl MotionWorld {
             slot,
             version,
         };
-        if let Some(g) = group {
+        if let Some(g) = config.group {
             self.join_group(g, handle);
-        }
-        if has_bind && built.options.immediate_bind {
-            let p = crate::eval::clock::ease_at(&row, params, self.table.rows.curves.keys(), 0.0);
-            let value = row_value(&row, built.pairs, p, self.clocks.now[row.clock_index()]);
-            self.call_bind(slot, &value);
         }
         handle
     }
+
+    /// The immediate bind: calls a new motion's bind with its value at clock 0.
+    fn bind_at_start(&mut self, slot: u32) {
+        let rows = &self.table.rows;
+        let index = self.table.slots[slot as usize].row;
+        let row = rows.rows[index as usize];
+        let p = crate::eval::clock::ease_at(&row, rows.params(index), rows.curves.keys(), 0.0);
+        let value = row_value(
+            &row,
+            rows.pairs(index),
+            p,
+            self.clocks.now[row.clock_index()],
+        );
+        self.call_bind(slot, &value);
+    }
+}
+
+/// What the motions of one configuration share when inserted (`MotionWorld::configure`):
+/// worked out once per motion, or once per batch.
+struct Config {
+    /// The row on its clock, anchored at clock 0 now (its `params` word is each motion's).
+    row: MotionRow,
+    params: [f32; 4],
+    group: Option<GroupId>,
+    auto_seed: bool,
+    options: MotionOptions,
+    debug_name: &'static str,
+    value_type: u16,
+}
+
+/// What a motion has of its own beside its configuration.
+struct OwnPart<'a> {
+    pairs: [[f32; 2]; 4],
+    /// The row's `params` word.
+    word: u32,
+    curve: Option<&'a AnimationCurve>,
+    bind: Option<Bind>,
+    callbacks: Option<Box<Callbacks>>,
+    target: Option<Target>,
 }
 
 impl MotionWorld {
@@ -180,83 +251,131 @@ impl MotionWorld {
     }
 }
 
-/// One motion of a batch: its lane pairs, the row's `params` word, its bind and its target.
-pub(crate) type BatchMotion = (
-    [[f32; 2]; 4],
-    u32,
-    Option<BindFn>,
-    Option<crate::table::targets::Target>,
-);
-
 impl MotionWorld {
-    /// Inserts a batch in order: motions made from `base` with each `(pairs, params word,
-    /// bind, target)` (targets checked by the caller), their handles appended to `handles`;
-    /// queued commands are applied once, after the last. With `shared`, motion `i` of the
-    /// batch is bound to it as index `i` (the world holds fewer than 2³² motions).
-    pub(crate) fn insert_batch(
-        &mut self,
-        base: &BuiltMotion,
-        mut motions: Vec<BatchMotion>,
+    /// Starts inserting a batch of about `count` motions made from `base` (checked by the
+    /// caller, its group too), their handles appended to `handles`. With `shared`, motion
+    /// `i` of the batch is bound to it as index `i` (the world holds fewer than 2³² motions).
+    pub(crate) fn insert_batch<'a>(
+        &'a mut self,
+        base: &'a BuiltMotion,
+        count: usize,
         shared: Option<IndexedBind>,
-        handles: &mut Vec<MotionHandle>,
-    ) {
-        self.reserve(motions.len());
-        handles.reserve(motions.len());
-        let shared = match shared {
-            Some(bind) if !motions.is_empty() => {
-                // One entry for the batch, its motions added as they are inserted.
-                let batch = BoundBatch::new(
-                    bind,
-                    self.next_seq,
-                    motions.len() as u32,
-                    base.row.lane_count() as u8,
-                    base.options.skip_values_during_delay,
-                );
-                self.bound.push(BoundEntry::Batch(Box::new(batch)));
-                true
-            }
-            // No motion to bind: dropped here (a panic in its `Drop` has no motion to name).
-            other => {
-                let _ = guarded(move || drop(other));
-                false
-            }
-        };
-        for (pairs, word, bind, target) in motions.drain(..) {
-            let bind = match bind {
-                Some(bind) => Some(Bind::Own(bind)),
-                None => shared.then_some(Bind::Batch),
-            };
-            let built = BuiltMotion {
-                row: crate::core::row::MotionRow {
-                    params: word,
-                    ..base.row
-                },
-                pairs,
-                params: base.params,
-                curve: base.curve.clone(),
-                group: base.group,
-                auto_seed: base.auto_seed,
-                options: base.options,
-                debug_name: base.debug_name,
-                value_type: base.value_type,
-                bind,
-                callbacks: None,
-                target,
-            };
-            handles.push(self.insert_unsettled(built, None));
+        handles: &'a mut Vec<MotionHandle>,
+    ) -> BatchInsert<'a> {
+        // A hint: a count beyond memory fails as the motions come, like a growing `Vec`.
+        let hint = count.min(1 << 20);
+        self.reserve(hint);
+        handles.reserve(hint);
+        BatchInsert {
+            config: self.configure(base),
+            world: self,
+            base,
+            first: handles.len(),
+            handles,
+            bound: shared.is_some(),
+            binds: shared.is_some(),
+            shared,
+            hint,
+            finished: false,
         }
-        // Kept for the next batch (an emitter's every frame): a fresh list of this size
-        // would be fresh pages, faulted in per batch. Sized by the world, like the lists
-        // `maintain` shrinks.
-        if motions.capacity() > 1024 && motions.capacity() > 4 * self.table.len() {
-            motions.shrink_to(2 * self.table.len());
-        }
-        self.batch_scratch = motions;
-        self.settle();
+    }
+}
+
+/// A batch being inserted. Each motion goes in as soon as it is checked
+/// ([`push`](Self::push)), so that a batch of any size is read once; a batch adds all of its
+/// motions or none: dropped before [`finish`](Self::finish) (a later motion was invalid, or
+/// the caller panicked) it takes out the ones it added, before anything saw them (their
+/// immediate binds wait for `finish`, and queued commands for the next `settle`).
+pub(crate) struct BatchInsert<'a> {
+    world: &'a mut MotionWorld,
+    base: &'a BuiltMotion,
+    config: Config,
+    handles: &'a mut Vec<MotionHandle>,
+    /// Where this batch's handles start in `handles`.
+    first: usize,
+    /// The batch's shared bind, until its first motion puts it in the bound list.
+    shared: Option<IndexedBind>,
+    /// The batch has a shared bind (in `shared` or in the bound list).
+    bound: bool,
+    /// A motion of the batch has a bind (its own or the shared one).
+    binds: bool,
+    hint: usize,
+    finished: bool,
+}
+
+impl BatchInsert<'_> {
+    /// The world the batch goes into (to check a motion's target).
+    pub(crate) fn world(&self) -> &MotionWorld {
+        self.world
     }
 
-    /// An empty list for a batch's motions, with the room the last batch left.
-    pub(crate) fn batch_list(&mut self) -> Vec<BatchMotion> {
-        std::mem::take(&mut self.batch_scratch)
+    /// Adds the next motion: `base` with these lane pairs and `params` word, its own bind
+    /// (or the batch's shared one) and its target (checked by the caller).
+    pub(crate) fn push(
+        &mut self,
+        pairs: [[f32; 2]; 4],
+        word: u32,
+        bind: Option<BindFn>,
+        target: Option<Target>,
+    ) {
+        let world = &mut *self.world;
+        if let Some(shared) = self.shared.take() {
+            // One entry for the batch, its motions added as they are inserted.
+            let batch = BoundBatch::new(
+                shared,
+                world.next_seq,
+                self.hint,
+                self.config.row.lane_count() as u8,
+                self.config.options.skip_values_during_delay,
+            );
+            world.bound.push(BoundEntry::Batch(Box::new(batch)));
+        }
+        self.binds |= bind.is_some();
+        let bind = match bind {
+            Some(bind) => Some(Bind::Own(bind)),
+            None => self.bound.then_some(Bind::Batch),
+        };
+        let own = OwnPart {
+            pairs,
+            word,
+            curve: self.base.curve.as_ref(),
+            bind,
+            callbacks: None,
+            target,
+        };
+        let handle = world.place(&self.config, own, None);
+        self.handles.push(handle);
+    }
+
+    /// Ends the batch: runs the immediate binds in creation order, then applies the
+    /// commands they (or anything else) queued.
+    pub(crate) fn finish(mut self) {
+        self.finished = true;
+        let world = &mut *self.world;
+        if self.binds && self.config.options.immediate_bind {
+            for h in &self.handles[self.first..] {
+                if world.table.meta[h.slot as usize].has_bind {
+                    world.bind_at_start(h.slot);
+                }
+            }
+        }
+        world.settle();
+    }
+}
+
+impl Drop for BatchInsert<'_> {
+    fn drop(&mut self) {
+        let world = &mut *self.world;
+        if !self.finished {
+            for h in self.handles.drain(self.first..) {
+                world.mark_removal(h.slot);
+            }
+            world.apply_removals();
+        }
+        // A shared bind with no motion to bind: dropped here (a panic in its `Drop` has no
+        // motion to name).
+        if let Some(shared) = self.shared.take() {
+            let _ = guarded(move || drop(shared));
+        }
     }
 }

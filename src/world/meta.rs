@@ -49,7 +49,10 @@ pub(super) enum BoundEntry {
 }
 
 // The per-motion bind's visit reads entries one after another: keep them small.
-const _: () = assert!(std::mem::size_of::<BoundEntry>() <= 40);
+const _: () = assert!(std::mem::size_of::<BoundEntry>() <= 32);
+
+/// The row of a bound motion that is gone.
+pub(super) const GONE: u32 = u32::MAX;
 
 impl BoundEntry {
     /// The sequence number of its first motion.
@@ -60,22 +63,25 @@ impl BoundEntry {
         }
     }
 
-    /// `[slot, version]` of its motions (dead ones too).
-    pub(super) fn motions(&self) -> impl Iterator<Item = [u32; 2]> + '_ {
+    /// The rows of its live motions.
+    pub(super) fn live_rows(&self) -> impl Iterator<Item = u32> + '_ {
         let (one, batch) = match self {
-            BoundEntry::One(one) => (Some([one.slot, one.version]), &[][..]),
-            BoundEntry::Batch(batch) => (None, &batch.motions[..]),
+            BoundEntry::One(one) => (Some(one.row), &[][..]),
+            BoundEntry::Batch(batch) => (None, batch.rows()),
         };
-        one.into_iter().chain(batch.iter().copied())
+        one.into_iter()
+            .chain(batch.iter().copied())
+            .filter(|&row| row != GONE)
     }
 }
 
 /// A motion visited every update (one with a bind, or a sequence), with what its visit needs
-/// side by side: the bind itself, and whether its value is all it needs.
+/// side by side: the bind itself, its row, and whether its value is all it needs.
 pub(super) struct BoundMotion {
     pub(super) seq: u64,
-    pub(super) slot: u32,
-    pub(super) version: u32,
+    /// Its row (the world re-points it when the row moves; the slot is the row's owner), or
+    /// [`GONE`] once the motion is.
+    pub(super) row: u32,
     /// Lanes of its value (the outputs a bind reads).
     pub(super) lanes: u8,
     /// Needs the exact visit every update: a sequence (drives its children), a sequence's

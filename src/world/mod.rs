@@ -55,8 +55,6 @@ use commands::Command;
 use events::{Due, EventQueue};
 use meta::{BoundEntry, SlotMeta};
 
-pub(crate) use insert::BatchMotion;
-
 pub use clock::{TimeDeltas, MAX_TIME};
 pub use commands::MotionCommands;
 pub use completion::{Canceled, Completion};
@@ -126,8 +124,6 @@ pub struct MotionWorld {
     value_types: Vec<std::any::TypeId>,
     /// End values of the motions completed since the last update began.
     finals: finals::Finals,
-    /// The last batch's list of motions, empty, kept for its room (`insert_batch`).
-    batch_scratch: Vec<BatchMotion>,
     /// Motions whose clock `complete` put just past their end and that have not moved since
     /// (`ops.rs`, `unnudge_moved`; each has `SlotMeta::nudged`): few, as a moving update
     /// takes them off.
@@ -177,7 +173,6 @@ impl MotionWorld {
             groups: groups::Groups::default(),
             value_types: Vec::new(),
             finals: finals::Finals::default(),
-            batch_scratch: Vec::new(),
             nudged: Vec::new(),
         }
     }
@@ -346,7 +341,6 @@ impl MotionWorld {
         self.groups.clear_members();
         self.sequences = std::collections::HashMap::new();
         self.finals.clear(0);
-        self.batch_scratch = Vec::new();
         self.nudged = Vec::new();
     }
 }

@@ -1,6 +1,6 @@
 //! Where the table's moves (`table/motions.rs`: runs of one shape, regrouping) meet the
-//! world: the table fixes the slots of the rows it moved, the world points their targets
-//! and sequence children at their new places.
+//! world: the table fixes the slots of the rows it moved, the world points their bound
+//! entries, targets and sequence children at their new places.
 
 use super::meta::BoundEntry;
 use super::MotionWorld;
@@ -14,7 +14,7 @@ impl MotionWorld {
         self.table.recycle_moved(moved);
     }
 
-    /// Points the targets and sequence children of moved rows at their new places (the
+    /// Points the bound entries, targets and sequence children of moved rows at their new places (the
     /// removed row, past the end, has no owner left to tell). Children last: their own rows
     /// may be among the moved ones.
     pub(super) fn relink(&mut self, rows: impl Iterator<Item = u32> + Clone) {
@@ -24,10 +24,10 @@ impl MotionWorld {
             };
             let meta = &self.table.meta[slot as usize];
             // (`get_mut`: a motion being inserted is not in the list yet.)
-            if let Some(BoundEntry::Batch(batch)) =
-                meta.bound.and_then(|b| self.bound.get_mut(b as usize))
-            {
-                batch.set_row(batch.index_of(meta.seq), index);
+            match meta.bound.and_then(|b| self.bound.get_mut(b as usize)) {
+                Some(BoundEntry::One(one)) => one.row = index,
+                Some(BoundEntry::Batch(batch)) => batch.set_row(batch.index_of(meta.seq), index),
+                None => {}
             }
             if let Some(target) = meta.target {
                 self.relink_target(target, index);

@@ -106,8 +106,7 @@ impl MotionWorld {
         let seq = meta.seq;
         self.insert_bound(BoundMotion {
             seq,
-            slot: seq_slot,
-            version: handle.version,
+            row: seq_row,
             lanes: 1,
             exact: true,
             bind: None,

@@ -5,6 +5,7 @@ use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT
 use super::commands::Command;
 use super::completion::{Canceled, Completion, Resolver};
 use super::events::{next_event_key, Event};
+use super::meta::GONE;
 use super::{BoundEntry, MotionWorld};
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
@@ -149,7 +150,10 @@ impl MotionWorld {
     pub(super) fn drop_callbacks(&mut self, slot: u32) {
         let meta = &mut self.table.meta[slot as usize];
         let (bind, batch_bind) = match meta.bound.take().map(|i| &mut self.bound[i as usize]) {
-            Some(BoundEntry::One(entry)) => (entry.bind.take(), None),
+            Some(BoundEntry::One(entry)) => {
+                entry.row = GONE;
+                (entry.bind.take(), None)
+            }
             // A batch's bind goes with its last motion, and the entry with it.
             Some(BoundEntry::Batch(batch)) => {
                 let released = batch.release(batch.index_of(meta.seq));

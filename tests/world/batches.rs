@@ -102,6 +102,64 @@ fn an_invalid_motion_adds_nothing() {
 }
 
 #[test]
+fn a_panic_in_item_adds_nothing() {
+    let mut world = MotionWorld::new();
+    let token = Arc::new(());
+    let log: Log = Arc::default();
+    let before = Motion::new(0.0f32, 1.0, 1.0)
+        .bind(&mut world, logger(&log, 100))
+        .unwrap();
+    let mut handles = vec![before];
+    let base = Motion::new(0.0f32, 0.0, 1.0);
+    for shared in [false, true] {
+        let held = Arc::clone(&token);
+        let item = |i: usize| {
+            assert!(i < 3, "the caller's own bug, at motion 3");
+            BatchItem::new(0.0, 10.0)
+        };
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if shared {
+                let bind = move |_: usize, _: f32| {
+                    let _ = &held;
+                };
+                base.bind_batch_indexed(&mut world, 5, item, bind, &mut handles)
+            } else {
+                let each = |i| {
+                    let held = Arc::clone(&held);
+                    (item(i), move |_: f32| {
+                        let _ = &held;
+                    })
+                };
+                base.bind_batch(&mut world, 5, each, &mut handles)
+            }
+        }));
+        assert!(panicked.is_err(), "the panic reaches the caller");
+        assert_eq!(
+            (world.len(), handles.len()),
+            (1, 1),
+            "shared bind: {shared}"
+        );
+        assert_eq!(
+            Arc::strong_count(&token),
+            1,
+            "binds dropped (shared: {shared})"
+        );
+    }
+    // The world goes on: the motion made before, and a batch after, are as they should be.
+    base.run_batch(
+        &mut world,
+        2,
+        |i| BatchItem::new(0.0, i as f32),
+        &mut handles,
+    )
+    .unwrap();
+    world.update(0.5).unwrap();
+    assert_eq!(*log.lock().unwrap(), [(100, 0.0), (100, 0.5)]);
+    let values: Vec<f32> = handles.iter().map(|&h| world.value(h).unwrap()).collect();
+    assert_eq!(values, [0.5, 0.0, 0.5]);
+}
+
+#[test]
 fn batch_binds_run_in_creation_order() {
     let mut world = MotionWorld::new();
     let log: Log = Arc::default();

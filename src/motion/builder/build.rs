@@ -274,9 +274,16 @@ impl<T: Animatable> Motion<T> {
     }
 }
 
+/// The world's form of a bind of `T` values rounded as `rounding` says.
 pub(in crate::motion) fn wrap_bind<T: Animatable>(
     mut bind: impl FnMut(T) + Send + 'static,
     rounding: RoundingMode,
 ) -> BindFn {
+    // With the default mode (every float bind) the box holds the user's closure alone: an
+    // update with a bind per motion reads each box, and a byte more can round it up to the
+    // allocator's next size.
+    if rounding == RoundingMode::default() {
+        return Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, RoundingMode::default())));
+    }
     Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, rounding)))
 }
