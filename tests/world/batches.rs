@@ -15,6 +15,15 @@ fn logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
     move |x| log.lock().unwrap().push((id, x))
 }
 
+/// A world with one bound motion, `0 → 1` over 1 s, logged as motion 100.
+fn world_with_a_bound_motion(log: &Log) -> (MotionWorld, MotionHandle) {
+    let mut world = MotionWorld::new();
+    let motion = Motion::new(0.0f32, 1.0, 1.0)
+        .bind(&mut world, logger(log, 100))
+        .unwrap();
+    (world, motion)
+}
+
 #[test]
 fn batch_motions_have_their_endpoints_and_the_base_settings() {
     let mut world = MotionWorld::new();
@@ -41,11 +50,8 @@ fn batch_motions_have_their_endpoints_and_the_base_settings() {
 
 #[test]
 fn an_invalid_motion_adds_nothing() {
-    let mut world = MotionWorld::new();
     let log: Log = Arc::default();
-    let before = Motion::new(0.0f32, 1.0, 1.0)
-        .bind(&mut world, logger(&log, 100))
-        .unwrap();
+    let (mut world, before) = world_with_a_bound_motion(&log);
     let mut handles = vec![before];
     let base = Motion::new(0.0f32, 0.0, 1.0);
     let ends = [1.0, 2.0, f32::INFINITY, 4.0];
@@ -103,12 +109,9 @@ fn an_invalid_motion_adds_nothing() {
 
 #[test]
 fn a_panic_in_item_adds_nothing() {
-    let mut world = MotionWorld::new();
     let token = Arc::new(());
     let log: Log = Arc::default();
-    let before = Motion::new(0.0f32, 1.0, 1.0)
-        .bind(&mut world, logger(&log, 100))
-        .unwrap();
+    let (mut world, before) = world_with_a_bound_motion(&log);
     let mut handles = vec![before];
     let base = Motion::new(0.0f32, 0.0, 1.0);
     for shared in [false, true] {
@@ -161,11 +164,8 @@ fn a_panic_in_item_adds_nothing() {
 
 #[test]
 fn batch_binds_run_in_creation_order() {
-    let mut world = MotionWorld::new();
     let log: Log = Arc::default();
-    let first = Motion::new(0.0f32, 1.0, 1.0)
-        .bind(&mut world, logger(&log, 100))
-        .unwrap();
+    let (mut world, first) = world_with_a_bound_motion(&log);
     let mut handles = vec![first];
     Motion::new(0.0f32, 0.0, 1.0)
         .ease(Ease::Linear)
