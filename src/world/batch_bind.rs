@@ -3,9 +3,9 @@
 //!
 //! A batch's motions have consecutive sequence numbers, so the bound list keeps the whole
 //! batch as one entry ([`BoundBatch`]): the bind once, and per motion only its row (4 bytes,
-//! where an entry of its own is 32). An update hands a stretch of the batch
-//! to the bind's own loop, monomorphised for its type, so the closure is inlined there: no box
-//! and no indirect call per motion. A per-motion bind costs at least a boxed call per motion
+//! where an entry of its own is 32). An update hands a stretch of the batch to the bind's own
+//! loop, monomorphised for its type, so the closure is inlined there: no box and no indirect
+//! call per motion. A per-motion bind costs at least a boxed call per motion
 //! (and at a million motions a cache miss on each box), which is most of a bound world's
 //! update.
 

@@ -14,9 +14,9 @@ impl MotionWorld {
         self.table.recycle_moved(moved);
     }
 
-    /// Points the bound entries, targets and sequence children of moved rows at their new places (the
-    /// removed row, past the end, has no owner left to tell). Children last: their own rows
-    /// may be among the moved ones.
+    /// Points the bound entries, targets and sequence children of moved rows at their new
+    /// places (the removed row, past the end, has no owner left to tell). Children last:
+    /// their own rows may be among the moved ones.
     pub(super) fn relink(&mut self, rows: impl Iterator<Item = u32> + Clone) {
         for index in rows.clone() {
             let Some(&slot) = self.table.rows.slot_of().get(index as usize) else {
