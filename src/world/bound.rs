@@ -40,7 +40,7 @@ impl MotionWorld {
         if at.entry >= end {
             return None;
         }
-        Some(self.bound[at.entry].first_seq() + u64::from(at.motion))
+        Some(self.bound.first_seq(at.entry) + u64::from(at.motion))
     }
 
     /// The place after `at`.
@@ -62,7 +62,10 @@ impl MotionWorld {
     /// outputs: what the executor has just written is the value (the bind of a pipelined GPU
     /// readback gets the previous update's, as its exact visit would).
     fn bind_values(&mut self, mut at: Cursor, end: usize, until: u64) -> Cursor {
-        while at.entry < end {
+        // Entries before `stop` start before `until`; the one before it may be a batch that
+        // reaches past it (its visit stops there).
+        let stop = self.bound.stop(at.entry, end, until);
+        while at.entry < stop {
             let rows = &self.table.rows;
             let entry = match &mut self.bound[at.entry] {
                 BoundEntry::Batch(batch) => {
@@ -97,9 +100,6 @@ impl MotionWorld {
                 }
                 BoundEntry::One(entry) => entry,
             };
-            if entry.seq >= until {
-                break;
-            }
             at.entry += 1;
             if entry.row == GONE {
                 continue;
@@ -142,10 +142,10 @@ impl MotionWorld {
         }
     }
 
-    /// Adds a bound entry (a sequence's) at its place in creation order.
-    pub(super) fn insert_bound(&mut self, entry: BoundMotion) {
-        let at = self.bound.partition_point(|e| e.first_seq() < entry.seq);
-        self.bound.insert(at, BoundEntry::One(entry));
+    /// Adds the bound entry of the motion of sequence number `seq` (a sequence) at its place
+    /// in creation order.
+    pub(super) fn insert_bound(&mut self, seq: u64, entry: BoundMotion) {
+        let at = self.bound.insert(seq, BoundEntry::One(entry));
         self.reindex_bound(at);
     }
 
@@ -179,8 +179,5 @@ impl MotionWorld {
         });
         self.reindex_bound(0);
         self.bound_dead = 0;
-        if self.bound.capacity() > 64 && self.bound.len() * 4 < self.bound.capacity() {
-            self.bound.shrink_to(self.bound.len() * 2);
-        }
     }
 }

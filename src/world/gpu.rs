@@ -307,7 +307,7 @@ impl MotionWorld {
         self.bound_rows.clear();
         self.bound_motions.clear();
         let (slot_of, slots) = (self.table.rows.slot_of(), &self.table.slots);
-        for entry in &self.bound {
+        for entry in self.bound.iter() {
             for row in entry.live_rows() {
                 let slot = slot_of[row as usize];
                 self.bound_rows.push(row);

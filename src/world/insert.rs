@@ -168,13 +168,15 @@ impl MotionWorld {
         }
         self.callbacks[slot as usize] = own.callbacks;
         match own.bind {
-            Some(Bind::Own(bind)) => self.bound.push(BoundEntry::One(BoundMotion {
+            Some(Bind::Own(bind)) => self.bound.push(
                 seq,
-                row: row_index,
-                lanes: row.lane_count() as u8,
-                exact: config.options.skip_values_during_delay,
-                bind: Some(bind),
-            })),
+                BoundEntry::One(BoundMotion {
+                    row: row_index,
+                    lanes: row.lane_count() as u8,
+                    exact: config.options.skip_values_during_delay,
+                    bind: Some(bind),
+                }),
+            ),
             Some(Bind::Batch) => {
                 if let Some(BoundEntry::Batch(batch)) = self.bound.last_mut() {
                     batch.push(row_index);
@@ -328,7 +330,9 @@ impl BatchInsert<'_> {
                 self.config.row.lane_count() as u8,
                 self.config.options.skip_values_during_delay,
             );
-            world.bound.push(BoundEntry::Batch(Box::new(batch)));
+            world
+                .bound
+                .push(world.next_seq, BoundEntry::Batch(Box::new(batch)));
         }
         self.binds |= bind.is_some();
         let bind = match bind {

@@ -49,20 +49,12 @@ pub(super) enum BoundEntry {
 }
 
 // The per-motion bind's visit reads entries one after another: keep them small.
-const _: () = assert!(std::mem::size_of::<BoundEntry>() <= 32);
+const _: () = assert!(std::mem::size_of::<BoundEntry>() <= 24);
 
 /// The row of a bound motion that is gone.
 pub(super) const GONE: u32 = u32::MAX;
 
 impl BoundEntry {
-    /// The sequence number of its first motion.
-    pub(super) fn first_seq(&self) -> u64 {
-        match self {
-            BoundEntry::One(one) => one.seq,
-            BoundEntry::Batch(batch) => batch.first_seq,
-        }
-    }
-
     /// The rows of its live motions.
     pub(super) fn live_rows(&self) -> impl Iterator<Item = u32> + '_ {
         let (one, batch) = match self {
@@ -78,7 +70,6 @@ impl BoundEntry {
 /// A motion visited every update (one with a bind, or a sequence), with what its visit needs
 /// side by side: the bind itself, its row, and whether its value is all it needs.
 pub(super) struct BoundMotion {
-    pub(super) seq: u64,
     /// Its row (the world re-points it when the row moves; the slot is the row's owner), or
     /// [`GONE`] once the motion is.
     pub(super) row: u32,
@@ -91,4 +82,116 @@ pub(super) struct BoundMotion {
     /// (loop complete, complete) come through the event heap.
     pub(super) exact: bool,
     pub(super) bind: Option<BindFn>,
+}
+
+/// The bound list: its entries in creation order, and each entry's first sequence number in
+/// a column of its own. An update's bind visit reads only the entries; where it meets the
+/// due motions it finds by a binary search of the sequence numbers.
+#[derive(Default)]
+pub(super) struct BoundList {
+    entries: Vec<BoundEntry>,
+    /// `first_seq[i]`: the sequence number of entry `i`'s first motion (rising).
+    first_seq: Vec<u64>,
+}
+
+impl std::ops::Index<usize> for BoundList {
+    type Output = BoundEntry;
+
+    #[inline]
+    fn index(&self, index: usize) -> &BoundEntry {
+        &self.entries[index]
+    }
+}
+
+impl std::ops::IndexMut<usize> for BoundList {
+    #[inline]
+    fn index_mut(&mut self, index: usize) -> &mut BoundEntry {
+        &mut self.entries[index]
+    }
+}
+
+impl BoundList {
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Appends an entry whose first motion has sequence number `seq`, the highest yet.
+    #[inline]
+    pub(super) fn push(&mut self, seq: u64, entry: BoundEntry) {
+        debug_assert!(self.first_seq.last().is_none_or(|&last| last < seq));
+        self.entries.push(entry);
+        self.first_seq.push(seq);
+    }
+
+    /// Inserts an entry whose first motion has sequence number `seq` at its place in
+    /// creation order; returns its index.
+    pub(super) fn insert(&mut self, seq: u64, entry: BoundEntry) -> usize {
+        let at = self.first_seq.partition_point(|&s| s < seq);
+        self.entries.insert(at, entry);
+        self.first_seq.insert(at, seq);
+        at
+    }
+
+    /// The sequence number of entry `index`'s first motion.
+    #[inline]
+    pub(super) fn first_seq(&self, index: usize) -> u64 {
+        self.first_seq[index]
+    }
+
+    /// The first entry from `from` on (before `end`) whose first motion's sequence number is
+    /// `until` or later (`end` if none is).
+    #[inline]
+    pub(super) fn stop(&self, from: usize, end: usize, until: u64) -> usize {
+        if until == u64::MAX {
+            return end;
+        }
+        from + self.first_seq[from..end].partition_point(|&s| s < until)
+    }
+
+    #[inline]
+    pub(super) fn get(&self, index: usize) -> Option<&BoundEntry> {
+        self.entries.get(index)
+    }
+
+    #[inline]
+    pub(super) fn get_mut(&mut self, index: usize) -> Option<&mut BoundEntry> {
+        self.entries.get_mut(index)
+    }
+
+    #[inline]
+    pub(super) fn last_mut(&mut self) -> Option<&mut BoundEntry> {
+        self.entries.last_mut()
+    }
+
+    pub(super) fn iter(&self) -> std::slice::Iter<'_, BoundEntry> {
+        self.entries.iter()
+    }
+
+    /// Keeps the entries `keep` says to, in order; shrinks when a quarter or less of the
+    /// room is used.
+    pub(super) fn retain(&mut self, mut keep: impl FnMut(&BoundEntry) -> bool) {
+        // (`retain` visits each entry once, in order.)
+        let (mut at, mut kept) = (0, 0);
+        let first_seq = &mut self.first_seq;
+        self.entries.retain(|entry| {
+            let keeps = keep(entry);
+            if keeps {
+                first_seq[kept] = first_seq[at];
+                kept += 1;
+            }
+            at += 1;
+            keeps
+        });
+        first_seq.truncate(kept);
+        if self.entries.capacity() > 64 && self.entries.len() * 4 < self.entries.capacity() {
+            self.entries.shrink_to(self.entries.len() * 2);
+            self.first_seq.shrink_to(self.entries.len() * 2);
+        }
+    }
+
+    /// Drops every entry and the room they had.
+    pub(super) fn clear(&mut self) {
+        *self = Self::default();
+    }
 }

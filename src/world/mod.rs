@@ -53,7 +53,7 @@ use crate::table::motions::MotionTable;
 use callbacks::{CallbackError, Callbacks};
 use commands::Command;
 use events::{Due, EventQueue};
-use meta::{BoundEntry, SlotMeta};
+use meta::{BoundList, SlotMeta};
 
 pub use clock::{TimeDeltas, MAX_TIME};
 pub use commands::MotionCommands;
@@ -93,7 +93,7 @@ pub struct MotionWorld {
     callbacks: Vec<Option<Box<Callbacks>>>,
     events: EventQueue,
     due: Vec<Due>,
-    bound: Vec<BoundEntry>,
+    bound: BoundList,
     bound_dead: usize,
     removals: Vec<u32>,
     shared: Arc<commands::Queue>,
@@ -151,7 +151,7 @@ impl MotionWorld {
             callbacks: Vec::new(),
             events: EventQueue::default(),
             due: Vec::new(),
-            bound: Vec::new(),
+            bound: BoundList::default(),
             bound_dead: 0,
             removals: Vec::new(),
             shared,
@@ -332,7 +332,6 @@ impl MotionWorld {
         self.host_targets.clear_entries();
         self.table.clear();
         self.bound.clear();
-        self.bound.shrink_to(0);
         self.bound_rows = Vec::new();
         self.bound_motions = Vec::new();
         self.bound_dead = 0;

@@ -104,13 +104,15 @@ impl MotionWorld {
         // Visited every update, like a bound motion, to drive its children. (Not always
         // last: `insert` may have applied queued spawns after making the sequence.)
         let seq = meta.seq;
-        self.insert_bound(BoundMotion {
+        self.insert_bound(
             seq,
-            row: seq_row,
-            lanes: 1,
-            exact: true,
-            bind: None,
-        });
+            BoundMotion {
+                row: seq_row,
+                lanes: 1,
+                exact: true,
+                bind: None,
+            },
+        );
         let mut data = SequenceData {
             children: Vec::with_capacity(placed.len()),
             height: 1,

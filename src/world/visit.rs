@@ -5,8 +5,9 @@ use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT
 use super::commands::Command;
 use super::completion::{Canceled, Completion, Resolver};
 use super::events::{next_event_key, Event};
+use super::meta::BoundEntry;
 use super::meta::GONE;
-use super::{BoundEntry, MotionWorld};
+use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
 use crate::core::value::Lanes;
