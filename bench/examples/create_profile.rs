@@ -1,7 +1,9 @@
-//! Creation under a profiler: `cargo run --release --example create_profile -- run|batch [secs]`
-//! spawns 100k motions into a world of 100k live ones (the values bench's `spawn` workload),
-//! cancels them, and repeats, printing ns per created motion: the thread's CPU time (Linux
-//! `schedstat`, so that other processes on a loaded machine do not count) and wall time.
+//! Creation under a profiler: `cargo run --release --example create_profile --
+//! run|batch|floor [secs]` spawns 100k motions into a world of 100k live ones (the values
+//! bench's `spawn` workload), cancels them, and repeats, printing ns per created motion: the
+//! thread's CPU time (Linux `schedstat`, so that other processes on a loaded machine do not
+//! count) and wall time. `floor` fills, in a hand-written loop, the columns a table of
+//! motions writes per motion (what any insert costs on this machine's memory).
 
 use std::time::{Duration, Instant};
 
@@ -27,6 +29,9 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let batch = args.get(1).is_some_and(|a| a == "batch");
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    if args.get(1).is_some_and(|a| a == "floor") {
+        return floor(secs);
+    }
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
     for i in 0..N {
@@ -60,6 +65,80 @@ fn main() {
     println!(
         "{}: {:.1} ns CPU, {:.1} ns wall per motion",
         if batch { "run_batch" } else { "run" },
+        cpu as f64 / made as f64,
+        timed.as_nanos() as f64 / made as f64
+    );
+}
+
+/// What a table keeps per motion, hand-written: a 32-byte row, six sections of lane pairs,
+/// four outputs, the row's slot; per slot a 16-byte entry, 64 bytes of metadata and a
+/// callback pointer; and the caller's handle.
+#[derive(Default)]
+struct Columns {
+    rows: Vec<[u32; 8]>,
+    lanes: [Vec<[f32; 2]>; 6],
+    outputs: [Vec<f32>; 4],
+    slot_of: Vec<u32>,
+    slots: Vec<[u32; 4]>,
+    meta: Vec<[u64; 8]>,
+    callbacks: Vec<Option<Box<u64>>>,
+    free: Vec<u32>,
+}
+
+impl Columns {
+    fn push(&mut self, slot: u32, to: f32) {
+        self.rows.push([0, 0, 0, 0, 0, u32::MAX, slot, 0]);
+        for (k, column) in self.lanes.iter_mut().enumerate() {
+            column.push(if k == 0 { [0.0, to] } else { [0.0; 2] });
+        }
+        for column in &mut self.outputs {
+            column.push(0.0);
+        }
+        self.slot_of.push(slot);
+    }
+}
+
+/// The floor: 100k motions into columns of 100k, their slots reused, as `main` does.
+fn floor(secs: f64) {
+    let mut c = Columns::default();
+    for i in 0..2 * N {
+        c.slots.push([0; 4]);
+        c.meta.push([0; 8]);
+        c.callbacks.push(None);
+        if i < N {
+            c.push(i as u32, i as f32);
+        }
+    }
+    let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
+    let (mut timed, mut cpu, mut made, mut seq) = (Duration::ZERO, 0u64, 0usize, 0u64);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        c.free.extend((N as u32..2 * N as u32).rev());
+        let (start, start_cpu) = (Instant::now(), cpu_ns());
+        for i in 0..N {
+            let to = std::hint::black_box(i as f32);
+            assert!(to.is_finite());
+            let slot = c.free.pop().expect("a free slot");
+            let row = c.rows.len() as u32;
+            c.push(slot, to);
+            let entry = &mut c.slots[slot as usize];
+            *entry = [row, entry[1] + 2, 0, 1];
+            seq += 1;
+            c.meta[slot as usize] = [seq, 0, 0, 0, 0, 0, 0, 0];
+            c.callbacks[slot as usize] = None;
+            handles.push(MotionHandle::default());
+        }
+        timed += start.elapsed();
+        cpu += cpu_ns() - start_cpu;
+        made += N;
+        handles.clear();
+        c.rows.truncate(N);
+        c.lanes.iter_mut().for_each(|l| l.truncate(N));
+        c.outputs.iter_mut().for_each(|o| o.truncate(N));
+        c.slot_of.truncate(N);
+    }
+    println!(
+        "floor: {:.1} ns CPU, {:.1} ns wall per motion",
         cpu as f64 / made as f64,
         timed.as_nanos() as f64 / made as f64
     );

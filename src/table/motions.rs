@@ -56,14 +56,12 @@ pub(crate) struct NewMotion<M> {
     pub changed: u32,
 }
 
-/// Where [`MotionTable::insert`] put a motion.
-pub(crate) struct Inserted {
+/// Where [`MotionTable::append`] put a motion.
+pub(crate) struct Appended {
     pub slot: u32,
     pub version: u32,
-    /// Its row, after placing it in its run.
+    /// Its row, past the runs until [`MotionTable::place_appended`].
     pub row: u32,
-    /// The rows the placement swapped (slots already fixed), the new one among them.
-    pub swaps: Swaps,
 }
 
 /// Slots, rows, runs, journals and per-slot metadata, kept consistent in one place.
@@ -102,16 +100,18 @@ impl<M: Clone + Default> MotionTable<M> {
         self.rows.len()
     }
 
-    /// Adds a motion at the end of its run, into `reserved` (a `(slot, version)` reserved
-    /// from [`fresh`](Self::fresh)) or a free or fresh slot.
+    /// Adds a motion past the end of the runs, into `reserved` (a `(slot, version)`
+    /// reserved from [`fresh`](Self::fresh)) or a free or fresh slot. Motions appended are
+    /// in the table (their slots point at their rows) but in no run: call
+    /// [`place_appended`](Self::place_appended) before anything else reads or moves rows.
     #[inline]
-    pub fn insert(&mut self, new: NewMotion<M>, reserved: Option<(u32, u32)>) -> Inserted {
-        let row_index = self.rows.len() as u32;
+    pub fn append(&mut self, new: NewMotion<M>, reserved: Option<(u32, u32)>) -> Appended {
+        let row = self.rows.len() as u32;
         let bits = new.row.rounding() as u8 & BITS_ROUNDING;
         let (slot, version) = self.slots.occupy(
             reserved,
             &self.fresh,
-            row_index,
+            row,
             new.value_type,
             bits,
             new.changed,
@@ -122,14 +122,19 @@ impl<M: Clone + Default> MotionTable<M> {
             self.meta.0.resize(needed, M::default());
         }
         self.meta.0[slot as usize] = new.meta;
-        let swaps = self.rows.place_last();
-        self.fix_slots(swaps.rows());
-        Inserted {
-            slot,
-            version,
-            row: self.slots[slot as usize].row,
-            swaps,
-        }
+        Appended { slot, version, row }
+    }
+
+    /// Moves the appended motions into their runs (in order, each at the end of its run);
+    /// returns the rows that moved (slots already fixed), a list to hand back with
+    /// [`recycle_moved`](Self::recycle_moved). Placing a block of motions at once moves
+    /// nothing when no later run has rows.
+    pub fn place_appended(&mut self) -> Vec<u32> {
+        let mut moved = std::mem::take(&mut self.rows.regroup.moved);
+        moved.clear();
+        self.rows.place_pending(&mut moved);
+        self.fix_slots(moved.iter().copied());
+        moved
     }
 
     /// Removes an occupied slot's motion: its row goes (the rows swapped past it keep their
@@ -152,7 +157,8 @@ impl<M: Clone + Default> MotionTable<M> {
         moved
     }
 
-    /// Returns [`regroup`](Self::regroup)'s list.
+    /// Returns the list of [`regroup`](Self::regroup) or
+    /// [`place_appended`](Self::place_appended).
     pub fn recycle_moved(&mut self, moved: Vec<u32>) {
         self.rows.regroup.moved = moved;
     }
@@ -246,6 +252,25 @@ mod tests {
         }
     }
 
+    /// Appends motions and places them together; returns their `(slot, version)` and the
+    /// rows that moved.
+    fn insert(
+        table: &mut MotionTable<u32>,
+        motions: impl IntoIterator<Item = NewMotion<u32>>,
+        reserved: Option<(u32, u32)>,
+    ) -> (Vec<(u32, u32)>, Vec<u32>) {
+        let mut reserved = reserved;
+        let made = motions
+            .into_iter()
+            .map(|m| {
+                let a = table.append(m, reserved.take());
+                (a.slot, a.version)
+            })
+            .collect();
+        let moved = table.place_appended();
+        (made, moved.clone())
+    }
+
     /// Every slot in `live` points at a row that names it back and holds its own motion
     /// (`from` = its tag).
     fn check(table: &MotionTable<u32>, live: &[(u32, u32)]) {
@@ -265,10 +290,7 @@ mod tests {
         let mut table = MotionTable::<u32>::default();
         // Shapes interleaved, so placing each in its run swaps rows.
         let mut live: Vec<(u32, u32)> = (0..12)
-            .map(|i| {
-                let m = table.insert(motion(1 + i as usize % 3, 100 + i), None);
-                (m.slot, m.version)
-            })
+            .flat_map(|i| insert(&mut table, [motion(1 + i as usize % 3, 100 + i)], None).0)
             .collect();
         // Fresh slots count up from 0 at version 1.
         assert_eq!(live[0], (0, 1));
@@ -281,18 +303,41 @@ mod tests {
             check(&table, &live);
         }
         // The last freed slot (9) comes back first, one version above its freed one (2).
-        let again = table.insert(motion(2, 500), None);
-        assert_eq!((again.slot, again.version), (9, 3));
-        live.push((again.slot, again.version));
+        let (again, _) = insert(&mut table, [motion(2, 500)], None);
+        assert_eq!(again, [(9, 3)]);
+        live.extend(again);
         check(&table, &live);
+    }
+
+    /// Motions placed together go into their runs in order: a block of one-lane motions
+    /// ahead of the two- and three-lane runs (whose first rows move to their runs' ends),
+    /// then, with no later run left to pass, one that moves nothing.
+    #[test]
+    fn appended_motions_are_placed_in_their_runs_in_order() {
+        let mut table = MotionTable::<u32>::default();
+        let (mut live, _) = insert(&mut table, [motion(3, 1), motion(3, 2)], None);
+        live.extend(insert(&mut table, [motion(2, 3)], None).0);
+        let (block, moved) = insert(&mut table, (10..14).map(|t| motion(1, t)), None);
+        assert!(!moved.is_empty());
+        live.extend(&block);
+        check(&table, &live);
+        assert_eq!(table.rows.class_end, [4, 5, 7, 7, 7]);
+        for (k, &(slot, _)) in block.iter().enumerate() {
+            assert_eq!(table.slots[slot as usize].row, k as u32);
+        }
+        let (four, moved) = insert(&mut table, (20..24).map(|t| motion(4, t)), None);
+        assert!(moved.is_empty());
+        live.extend(&four);
+        check(&table, &live);
+        assert_eq!(table.rows.class_end, [4, 5, 7, 11, 11]);
     }
 
     #[test]
     fn trimmed_slots_come_back_at_higher_versions() {
         let mut table = MotionTable::<u32>::default();
-        let made: Vec<_> = (0..100).map(|i| table.insert(motion(1, i), None)).collect();
-        for m in &made[10..] {
-            table.remove(m.slot);
+        let (made, _) = insert(&mut table, (0..100).map(|i| motion(1, i)), None);
+        for &(slot, _) in &made[10..] {
+            table.remove(slot);
         }
         assert_eq!(table.trim(), Some(10));
         // Fresh slots restart at 10, at version 3: the first odd one above the dropped
@@ -300,10 +345,11 @@ mod tests {
         // free list was trimmed with the slots).
         let reserved = table.fresh().reserve();
         assert_eq!(reserved, (10, 3));
-        let own = table.insert(motion(1, 7), None);
-        assert_eq!((own.slot, own.version), (11, 3));
-        let into = table.insert(motion(1, 8), Some(reserved));
-        assert_eq!((into.slot, into.version), (10, 3));
+        assert_eq!(insert(&mut table, [motion(1, 7)], None).0, [(11, 3)]);
+        assert_eq!(
+            insert(&mut table, [motion(1, 8)], Some(reserved)).0,
+            [(10, 3)]
+        );
         let mut live: Vec<(u32, u32)> = (0..10).map(|s| (s, 1)).collect();
         live.extend([(10, 3), (11, 3)]);
         check(&table, &live);

@@ -158,7 +158,7 @@ impl Rows {
         &self.slot_of
     }
 
-    /// Appends a row; returns its index.
+    /// Appends a row past the runs (`place_pending` puts it in its run); returns its index.
     pub(super) fn push(
         &mut self,
         row: MotionRow,

@@ -83,7 +83,7 @@ fn permute<T: bytemuck::Pod>(column: &mut [T], start: usize, dest: &[u32], scrat
     }
 }
 
-/// The row swaps a [`Rows::place_last`] or [`Rows::remove`] made, in order: at most one per
+/// The row swaps a [`Rows::place_next`] or [`Rows::remove`] made, in order: at most one per
 /// class, so it never allocates.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Swaps {
@@ -105,10 +105,34 @@ impl Swaps {
 }
 
 impl Rows {
-    /// Moves the row just pushed (the last) into its class's run, past the first row of each
-    /// later class.
-    pub(super) fn place_last(&mut self) -> Swaps {
-        let index = self.len() as u32 - 1;
+    /// Moves the rows pushed past the runs' end into their runs, in order; `moved` gets the
+    /// rows that moved (some twice). A stretch of one class with no row of a later class to
+    /// pass (a batch in a world of one shape) moves nothing: its run just grows over it.
+    pub(super) fn place_pending(&mut self, moved: &mut Vec<u32>) {
+        let len = self.len() as u32;
+        let mut next = self.class_end[CLASSES - 1];
+        while next < len {
+            let class = class_of(&self.rows[next as usize]);
+            if self.class_end[class] == next {
+                let rows = &self.rows[next as usize..];
+                let stretch = rows.iter().take_while(|r| class_of(r) == class).count();
+                let end = next + stretch as u32;
+                for e in &mut self.class_end[class..] {
+                    *e = end;
+                }
+                self.count_disordered(next..end);
+                next = end;
+            } else {
+                moved.extend(self.place_next().rows());
+                next += 1;
+            }
+        }
+    }
+
+    /// Moves the first row past the runs' end into its class's run, past the first row of
+    /// each later class.
+    fn place_next(&mut self) -> Swaps {
+        let index = self.class_end[CLASSES - 1];
         let class = class_of(&self.rows[index as usize]);
         let mut at = index;
         let mut planned = Swaps::default();
@@ -134,6 +158,11 @@ impl Rows {
     /// of their group ([`REGROUP_SHARE`]). `regroup.moved` lists the rows that moved
     /// (empty when none did). Stable: rows of one group keep their order.
     pub(super) fn regroup(&mut self) {
+        debug_assert_eq!(
+            self.class_end[CLASSES - 1] as usize,
+            self.len(),
+            "rows unplaced"
+        );
         let mut scratch = std::mem::take(&mut self.regroup);
         scratch.moved.clear();
         let len = self.len();
@@ -234,6 +263,11 @@ impl Rows {
     /// Removes row `index`: moves it to the end of the table past the later classes' runs
     /// (shrinking the runs) and drops it there, so no row but the swapped ones moves.
     pub(super) fn remove(&mut self, index: u32) -> Swaps {
+        debug_assert_eq!(
+            self.class_end[CLASSES - 1] as usize,
+            self.len(),
+            "rows unplaced"
+        );
         let class = class_of(&self.rows[index as usize]);
         let mut at = index;
         let mut swaps = Swaps::default();

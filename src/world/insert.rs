@@ -70,6 +70,7 @@ impl MotionWorld {
             target: built.target,
         };
         let handle = self.place(&config, own, reserved);
+        self.place_appended();
         if config.options.immediate_bind && self.table.meta[handle.slot as usize].has_bind {
             self.bind_at_start(handle.slot);
         }
@@ -100,7 +101,9 @@ impl MotionWorld {
         }
     }
 
-    /// Inserts one motion of `config` at clock 0 (its immediate bind is the caller's).
+    /// Inserts one motion of `config` at clock 0, past the table's runs: linked (its bind,
+    /// target and group) at that row, which [`place_appended`](Self::place_appended) moves
+    /// into its run (its immediate bind is the caller's).
     #[inline]
     fn place(
         &mut self,
@@ -154,11 +157,10 @@ impl MotionWorld {
             value_type: config.value_type,
             changed: self.updates as u32,
         };
-        let inserted = self
+        let appended = self
             .table
-            .insert(new, reserved.map(|h| (h.slot, h.version)));
-        let (slot, version, row_index) = (inserted.slot, inserted.version, inserted.row);
-        self.relink(inserted.swaps.rows());
+            .append(new, reserved.map(|h| (h.slot, h.version)));
+        let (slot, version, row_index) = (appended.slot, appended.version, appended.row);
         if self.callbacks.len() <= slot as usize {
             self.callbacks.resize_with(slot as usize + 1, || None);
         }
@@ -194,6 +196,14 @@ impl MotionWorld {
             self.join_group(g, handle);
         }
         handle
+    }
+
+    /// Moves the motions `place` appended into their runs (a block of them at once), and
+    /// re-points what names the rows that moved.
+    fn place_appended(&mut self) {
+        let moved = self.table.place_appended();
+        self.relink(moved.iter().copied());
+        self.table.recycle_moved(moved);
     }
 
     /// The immediate bind: calls a new motion's bind with its value at clock 0.
@@ -283,11 +293,16 @@ impl MotionWorld {
     }
 }
 
+/// Motions a batch appends between placements: their rows are still in cache when placed.
+const PLACE_EVERY: usize = 1024;
+
 /// A batch being inserted. Each motion goes in as soon as it is checked
-/// ([`push`](Self::push)), so that a batch of any size is read once; a batch adds all of its
-/// motions or none: dropped before [`finish`](Self::finish) (a later motion was invalid, or
-/// the caller panicked) it takes out the ones it added, before anything saw them (their
-/// immediate binds wait for `finish`, and queued commands for the next `settle`).
+/// ([`push`](Self::push)), so that a batch of any size is read once, past the table's runs,
+/// and is placed in its run with the next [`PLACE_EVERY`] (in a world of one shape, the run
+/// just grows over them). A batch adds all of its motions or none: dropped before
+/// [`finish`](Self::finish) (a later motion was invalid, or the caller panicked) it takes
+/// out the ones it added, before anything saw them (their immediate binds wait for
+/// `finish`, and queued commands for the next `settle`).
 pub(crate) struct BatchInsert<'a> {
     world: &'a mut MotionWorld,
     base: &'a BuiltMotion,
@@ -349,6 +364,9 @@ impl BatchInsert<'_> {
         };
         let handle = world.place(&self.config, own, None);
         self.handles.push(handle);
+        if (self.handles.len() - self.first) % PLACE_EVERY == 0 {
+            world.place_appended();
+        }
     }
 
     /// Ends the batch: runs the immediate binds in creation order, then applies the
@@ -356,6 +374,7 @@ impl BatchInsert<'_> {
     pub(crate) fn finish(mut self) {
         self.finished = true;
         let world = &mut *self.world;
+        world.place_appended();
         if self.binds && self.config.options.immediate_bind {
             for h in &self.handles[self.first..] {
                 if world.table.meta[h.slot as usize].has_bind {
@@ -371,6 +390,7 @@ impl Drop for BatchInsert<'_> {
     fn drop(&mut self) {
         let world = &mut *self.world;
         if !self.finished {
+            world.place_appended();
             for h in self.handles.drain(self.first..) {
                 world.mark_removal(h.slot);
             }

@@ -327,3 +327,71 @@ fn batch_motions_write_their_own_targets_and_a_bad_one_adds_nothing() {
         assert_eq!(world.host_target(slots).unwrap(), &end, "{}", exec.name());
     }
 }
+
+/// A batch of one shape in a world of another: the batch's rows go into their run ahead of
+/// the other run (whose rows move), a block at a time, and every bind and target follows
+/// its motion; a batch refused after some of its motions were placed adds nothing.
+#[test]
+fn a_batch_among_other_shapes_keeps_every_bind_and_target() {
+    use glam::Vec3;
+    const N: usize = 2500; // over two of a batch's placements
+    for exec in crate::common::executors() {
+        let mut world = exec.world();
+        // Eight Vec3 motions 0 → (k, k, k) over 2 s, each bound and writing its own slot.
+        let vecs = world.add_host_target(3 * 8);
+        let seen: Arc<Mutex<Vec<Vec3>>> = Arc::new(Mutex::new(vec![Vec3::NAN; 8]));
+        for k in 0..8 {
+            let seen = Arc::clone(&seen);
+            Motion::new(Vec3::ZERO, Vec3::splat(k as f32), 2.0)
+                .target(vecs.at(k, 3, 0))
+                .bind(&mut world, move |v| seen.lock().unwrap()[k as usize] = v)
+                .unwrap();
+        }
+        // N f32 motions 0 → i over 1 s, one shared bind, each writing slot N − 1 − i.
+        let floats = world.add_host_target(N);
+        let got: Arc<Mutex<Vec<f32>>> = Arc::new(Mutex::new(vec![f32::NAN; N]));
+        let sink = Arc::clone(&got);
+        let mut handles = Vec::new();
+        Motion::new(0.0f32, 0.0, 1.0)
+            .bind_batch_indexed(
+                &mut world,
+                N,
+                |i| BatchItem::new(0.0, i as f32).target(floats.at((N - 1 - i) as u32, 1, 0)),
+                move |i, x| sink.lock().unwrap()[i] = x,
+                &mut handles,
+            )
+            .unwrap();
+        // Refused at motion 2000, after two placements: nothing is added.
+        let refused = Motion::new(0.0f32, 0.0, 1.0).run_batch(
+            &mut world,
+            N,
+            |i| BatchItem::new(0.0, if i == 2000 { f32::NAN } else { 1.0 }),
+            &mut Vec::new(),
+        );
+        assert!(matches!(
+            refused,
+            Err(BuildError::InBatch { index: 2000, .. })
+        ));
+        assert_eq!(world.len(), 8 + N, "{}", exec.name());
+
+        world.update(0.5).unwrap();
+        let name = exec.name();
+        let (got, floats) = (got.lock().unwrap(), world.host_target(floats).unwrap());
+        for (i, &h) in handles.iter().enumerate() {
+            let want = 0.5 * i as f32; // linear, halfway
+            assert_eq!(world.value::<f32>(h).unwrap(), want, "{name}: motion {i}");
+            assert_eq!(got[i], want, "{name}: bind {i}");
+            assert_eq!(floats[N - 1 - i], want, "{name}: target {i}");
+        }
+        let (seen, vecs) = (seen.lock().unwrap(), world.host_target(vecs).unwrap());
+        for k in 0..8 {
+            let want = 0.25 * k as f32; // linear, a quarter
+            assert_eq!(seen[k], Vec3::splat(want), "{name}: Vec3 bind {k}");
+            assert_eq!(
+                &vecs[3 * k..3 * k + 3],
+                &[want; 3],
+                "{name}: Vec3 target {k}"
+            );
+        }
+    }
+}
