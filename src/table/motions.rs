@@ -2,11 +2,12 @@
 //!
 //! Slots (versions, the free list, fresh reservations), the dense row columns with their
 //! runs and change journals, and per-slot metadata `M` (the world's, opaque here). Its only
-//! mutators that add, drop or move motions are [`MotionTable::insert`],
+//! mutators that add, drop or move motions are [`MotionTable::append`] with
+//! [`MotionTable::place_appended`] (appended motions wait past the runs until placed),
 //! [`MotionTable::remove`], [`MotionTable::regroup`] (the runs' swaps) and
 //! [`MotionTable::clear`]; each fixes the slots of the rows it moved before returning, and
-//! returns those rows so the owner can re-point what else refers to them (target entries,
-//! sequence children). Row content (re-anchoring, outputs) is edited through `rows`, whose
+//! returns those rows so the owner can re-point what else refers to them (bound entries,
+//! target entries, sequence children). Row content (re-anchoring, outputs) is edited through `rows`, whose
 //! structural methods are private to this layer, as are the slots' rows and versions.
 
 use std::sync::Arc;
