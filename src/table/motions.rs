@@ -7,8 +7,9 @@
 //! [`MotionTable::remove`], [`MotionTable::regroup`] (the runs' swaps) and
 //! [`MotionTable::clear`]; each fixes the slots of the rows it moved before returning, and
 //! returns those rows so the owner can re-point what else refers to them (bound entries,
-//! target entries, sequence children). Row content (re-anchoring, outputs) is edited through `rows`, whose
-//! structural methods are private to this layer, as are the slots' rows and versions.
+//! target entries, sequence children). Row content (re-anchoring, outputs) is edited
+//! through `rows`, whose structural methods are private to this layer, as are the slots'
+//! rows and versions.
 
 use std::sync::Arc;
 

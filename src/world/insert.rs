@@ -364,7 +364,7 @@ impl BatchInsert<'_> {
         };
         let handle = world.place(&self.config, own, None);
         self.handles.push(handle);
-        if (self.handles.len() - self.first) % PLACE_EVERY == 0 {
+        if (self.handles.len() - self.first).is_multiple_of(PLACE_EVERY) {
             world.place_appended();
         }
     }
