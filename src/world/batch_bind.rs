@@ -85,10 +85,9 @@ impl IndexedBind {
     }
 }
 
-/// A batch with a shared bind, as one entry of the bound list: motion `i` has sequence number
-/// `first_seq + i`.
+/// A batch with a shared bind, as one entry of the bound list: motion `i` has the sequence
+/// number of the entry's first motion plus `i` (`BoundList::motion_mut`).
 pub(super) struct BoundBatch {
-    pub(super) first_seq: u64,
     /// Each motion's row in creation order (the world re-points it when the row moves; the
     /// slot is the row's owner), or [`GONE`] once the motion is (it keeps its place, so that
     /// indices stay put): all an update's visit reads per motion besides its output.
@@ -116,17 +115,9 @@ pub(super) enum Stop {
 }
 
 impl BoundBatch {
-    /// An empty batch of about `count` motions to come, the first with sequence number
-    /// `first_seq`.
-    pub(super) fn new(
-        bind: IndexedBind,
-        first_seq: u64,
-        count: usize,
-        lanes: u8,
-        exact: bool,
-    ) -> Self {
+    /// An empty batch of about `count` motions to come.
+    pub(super) fn new(bind: IndexedBind, count: usize, lanes: u8, exact: bool) -> Self {
         Self {
-            first_seq,
             rows: Vec::with_capacity(count),
             lanes,
             exact,
@@ -152,11 +143,6 @@ impl BoundBatch {
         if let Some(r) = self.rows.get_mut(index as usize) {
             *r = row;
         }
-    }
-
-    /// The index in the batch of its motion of sequence number `seq`.
-    pub(super) fn index_of(&self, seq: u64) -> u32 {
-        (seq - self.first_seq) as u32
     }
 
     /// Number of motions.
@@ -192,11 +178,11 @@ impl BoundBatch {
         }
     }
 
-    /// Binds motions from `from` on, up to the first whose sequence number is `until` or
-    /// more (`At`), or that needs the exact visit (`Exact`); stops after a panic.
+    /// Binds motions from `from` on, up to motion `until` (or the batch's end, `At`), or to
+    /// the first that needs the exact visit (`Exact`); stops after a panic.
     pub(super) fn visit(&mut self, from: u32, until: u64, rows: &Rows) -> Stop {
         let len = self.len();
-        let limit = until.saturating_sub(self.first_seq).min(u64::from(len)) as u32;
+        let limit = until.min(u64::from(len)) as u32;
         if from >= limit {
             return Stop::At(from);
         }

@@ -67,9 +67,10 @@ impl MotionWorld {
         let stop = self.bound.stop(at.entry, end, until);
         while at.entry < stop {
             let rows = &self.table.rows;
+            let first_seq = self.bound.first_seq(at.entry);
             let entry = match &mut self.bound[at.entry] {
                 BoundEntry::Batch(batch) => {
-                    let stop = batch.visit(at.motion, until, rows);
+                    let stop = batch.visit(at.motion, until.saturating_sub(first_seq), rows);
                     let row = |i: u32| batch.rows()[i as usize];
                     match stop {
                         Stop::At(i) if i < batch.len() => {
@@ -128,12 +129,12 @@ impl MotionWorld {
     /// Returns whether the motion lives on.
     pub(super) fn call_bind(&mut self, slot: u32, value: &Lanes) -> bool {
         let meta = &self.table.meta[slot as usize];
-        let result = match meta.bound.map(|i| &mut self.bound[i as usize]) {
-            Some(BoundEntry::One(entry)) => match entry.bind.as_mut() {
+        let result = match meta.bound.map(|i| self.bound.motion_mut(i, meta.seq)) {
+            Some((BoundEntry::One(entry), _)) => match entry.bind.as_mut() {
                 Some(bind) => guarded(|| bind(value)),
                 None => Ok(()),
             },
-            Some(BoundEntry::Batch(batch)) => batch.call(batch.index_of(meta.seq), value),
+            Some((BoundEntry::Batch(batch), index)) => batch.call(index, value),
             None => Ok(()),
         };
         match result {
@@ -164,9 +165,9 @@ impl MotionWorld {
     pub(super) fn visit_exactly(&mut self, slot: u32) {
         self.table.slots.set_exact(slot);
         let meta = &self.table.meta[slot as usize];
-        match meta.bound.map(|i| &mut self.bound[i as usize]) {
-            Some(BoundEntry::One(entry)) => entry.exact = true,
-            Some(BoundEntry::Batch(batch)) => batch.set_exact(batch.index_of(meta.seq)),
+        match meta.bound.map(|i| self.bound.motion_mut(i, meta.seq)) {
+            Some((BoundEntry::One(entry), _)) => entry.exact = true,
+            Some((BoundEntry::Batch(batch), index)) => batch.set_exact(index),
             None => {}
         }
     }

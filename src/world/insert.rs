@@ -340,7 +340,6 @@ impl BatchInsert<'_> {
             // One entry for the batch, its motions added as they are inserted.
             let batch = BoundBatch::new(
                 shared,
-                world.next_seq,
                 self.hint,
                 self.config.row.lane_count() as u8,
                 self.config.options.skip_values_during_delay,

@@ -143,20 +143,32 @@ impl BoundList {
     /// `until` or later (`end` if none is).
     #[inline]
     pub(super) fn stop(&self, from: usize, end: usize, until: u64) -> usize {
-        if until == u64::MAX {
-            return end;
-        }
         from + self.first_seq[from..end].partition_point(|&s| s < until)
+    }
+
+    /// Entry `entry`, and the index in it of its motion of sequence number `seq` (0 for an
+    /// entry of one motion).
+    #[inline]
+    pub(super) fn motion_mut(&mut self, entry: u32, seq: u64) -> (&mut BoundEntry, u32) {
+        let i = entry as usize;
+        (&mut self.entries[i], (seq - self.first_seq[i]) as u32)
+    }
+
+    /// [`motion_mut`](Self::motion_mut), `None` past the list's end.
+    #[inline]
+    pub(super) fn get_motion_mut(
+        &mut self,
+        entry: u32,
+        seq: u64,
+    ) -> Option<(&mut BoundEntry, u32)> {
+        let i = entry as usize;
+        let first = *self.first_seq.get(i)?;
+        Some((&mut self.entries[i], (seq - first) as u32))
     }
 
     #[inline]
     pub(super) fn get(&self, index: usize) -> Option<&BoundEntry> {
         self.entries.get(index)
-    }
-
-    #[inline]
-    pub(super) fn get_mut(&mut self, index: usize) -> Option<&mut BoundEntry> {
-        self.entries.get_mut(index)
     }
 
     #[inline]

@@ -24,9 +24,12 @@ impl MotionWorld {
             };
             let meta = &self.table.meta[slot as usize];
             // (`get_mut`: a motion being inserted is not in the list yet.)
-            match meta.bound.and_then(|b| self.bound.get_mut(b as usize)) {
-                Some(BoundEntry::One(one)) => one.row = index,
-                Some(BoundEntry::Batch(batch)) => batch.set_row(batch.index_of(meta.seq), index),
+            match meta
+                .bound
+                .and_then(|b| self.bound.get_motion_mut(b, meta.seq))
+            {
+                Some((BoundEntry::One(one), _)) => one.row = index,
+                Some((BoundEntry::Batch(batch), motion)) => batch.set_row(motion, index),
                 None => {}
             }
             if let Some(target) = meta.target {

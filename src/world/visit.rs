@@ -5,8 +5,7 @@ use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT
 use super::commands::Command;
 use super::completion::{Canceled, Completion, Resolver};
 use super::events::{next_event_key, Event};
-use super::meta::BoundEntry;
-use super::meta::GONE;
+use super::meta::{BoundEntry, GONE};
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
@@ -150,14 +149,18 @@ impl MotionWorld {
     /// catching a panic in the `Drop` of what they captured.
     pub(super) fn drop_callbacks(&mut self, slot: u32) {
         let meta = &mut self.table.meta[slot as usize];
-        let (bind, batch_bind) = match meta.bound.take().map(|i| &mut self.bound[i as usize]) {
-            Some(BoundEntry::One(entry)) => {
+        let (bind, batch_bind) = match meta
+            .bound
+            .take()
+            .map(|i| self.bound.motion_mut(i, meta.seq))
+        {
+            Some((BoundEntry::One(entry), _)) => {
                 entry.row = GONE;
                 (entry.bind.take(), None)
             }
             // A batch's bind goes with its last motion, and the entry with it.
-            Some(BoundEntry::Batch(batch)) => {
-                let released = batch.release(batch.index_of(meta.seq));
+            Some((BoundEntry::Batch(batch), index)) => {
+                let released = batch.release(index);
                 self.bound_dead += usize::from(!batch.is_live());
                 (None, released)
             }
