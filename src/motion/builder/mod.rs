@@ -82,6 +82,7 @@ pub struct Motion<T: Animatable> {
 impl<T: Animatable> Motion<T> {
     /// A motion from `from` to `to` over `duration` seconds: linear, one loop, no delay,
     /// speed 1, scaled time, immediate bind on, nothing skipped.
+    #[inline]
     pub fn new(from: T, to: T, duration: f32) -> Self {
         let _ = CheckedLanes::<T>::LANES; // a compile-time error for more than four lanes
         Self {
@@ -120,6 +121,7 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// The easing function (default [`Ease::Linear`]).
+    #[inline]
     pub fn ease(mut self, ease: Ease) -> Self {
         self.ease = ease;
         self.parametric = None;
@@ -141,6 +143,7 @@ impl<T: Animatable> Motion<T> {
     /// assert_eq!(world.value::<f32>(h)?, 0.5);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[inline]
     pub fn ease_with(mut self, ease: ParametricEase) -> Self {
         self.parametric = Some(ease);
         self.curve = None;
@@ -163,6 +166,7 @@ impl<T: Animatable> Motion<T> {
     /// assert_eq!(world.value::<f32>(h)?, 0.5); // smoothstep(0.5)
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[inline]
     pub fn ease_curve(mut self, curve: &AnimationCurve) -> Self {
         self.curve = Some(curve.clone());
         self.parametric = None;
@@ -170,12 +174,14 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Waits `delay` seconds before the first loop; the bind receives no values meanwhile.
+    #[inline]
     pub fn delay(self, delay: f32) -> Self {
         self.delay_with(delay, DelayType::FirstLoop, true)
     }
 
     /// Waits `delay` seconds before the first loop or before every loop; with
     /// `skip_values_during_delay` false the bind keeps receiving the start value meanwhile.
+    #[inline]
     pub fn delay_with(
         mut self,
         delay: f32,
@@ -189,6 +195,7 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Plays `loops` times (-1 = forever; 0 is rejected when built).
+    #[inline]
     pub fn loops(mut self, loops: i32, loop_type: LoopType) -> Self {
         self.loops = loops;
         self.loop_type = loop_type;
@@ -196,18 +203,21 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Which world clock drives the motion (default [`TimeKind::Scaled`]).
+    #[inline]
     pub fn time_kind(mut self, time_kind: TimeKind) -> Self {
         self.time_kind = time_kind;
         self
     }
 
     /// Playback speed (default 1; 0 freezes, negative plays backwards).
+    #[inline]
     pub fn playback_speed(mut self, speed: f32) -> Self {
         self.speed = speed;
         self
     }
 
     /// Whether `bind` calls the bind at once with the start value `E(0)` (default true).
+    #[inline]
     pub fn immediate_bind(mut self, on: bool) -> Self {
         self.immediate_bind = on;
         self
@@ -215,6 +225,7 @@ impl<T: Animatable> Motion<T> {
 
     /// Whether a panic in the bind cancels the motion (default false: it is reported and
     /// the motion goes on).
+    #[inline]
     pub fn cancel_on_error(mut self, on: bool) -> Self {
         self.cancel_on_error = on;
         self
@@ -222,12 +233,14 @@ impl<T: Animatable> Motion<T> {
 
     /// Keeps the motion after it completes: it goes on binding its end value, can be rewound
     /// with [`MotionWorld::set_time`], and ends only when cancelled.
+    #[inline]
     pub fn preserve(mut self) -> Self {
         self.preserve = true;
         self
     }
 
     /// A name for debugging. A `&'static str`, so naming never allocates per motion.
+    #[inline]
     pub fn debug_name(mut self, name: &'static str) -> Self {
         self.debug_name = name;
         self
@@ -264,6 +277,7 @@ impl<T: Animatable> Motion<T> {
     /// [`time_kind`](Self::time_kind) gives way to the group's. An id the world does not
     /// know is [`BuildError::Group`] when built (a deferred spawn whose group was removed
     /// meanwhile runs on its own time kind).
+    #[inline]
     pub fn group(mut self, group: GroupId) -> Self {
         self.group = Some(group);
         self
@@ -312,6 +326,7 @@ impl<T: Animatable> Motion<T> {
     /// [`TargetId::at`]: crate::TargetId::at
     /// [`TargetError::Unknown`]: crate::error::TargetError::Unknown
     /// [`TargetError::OutOfBounds`]: crate::error::TargetError::OutOfBounds
+    #[inline]
     pub fn target(mut self, target: Target) -> Self {
         self.target = Some(target);
         self
@@ -345,6 +360,7 @@ impl<T: Animatable> Motion<T> {
 
     /// Adds the motion to `world` without a bind (read it with
     /// [`MotionWorld::value`], or through a [`target`](Self::target)).
+    #[inline]
     pub fn run(mut self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
         self.resolve(Some(world))?;
         let built = self.build(None)?;
@@ -395,6 +411,7 @@ impl<T: Integer> Motion<T> {
     /// assert_eq!(world.value::<i32>(h)?, 3);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[inline]
     pub fn rounding(mut self, mode: RoundingMode) -> Self {
         self.rounding = mode;
         self
@@ -435,6 +452,7 @@ impl<T: Vibrate> Motion<T> {
     }
 
     /// Vibrations over the motion (punch and shake; default 10). Finite and ≥ 0.
+    #[inline]
     pub fn frequency(mut self, frequency: f32) -> Self {
         self.frequency = frequency;
         self
@@ -442,6 +460,7 @@ impl<T: Vibrate> Motion<T> {
 
     /// How fast the vibration decays (punch and shake; default 1; 0 never decays). Finite
     /// and ≥ 0.
+    #[inline]
     pub fn damping_ratio(mut self, damping_ratio: f32) -> Self {
         self.damping_ratio = damping_ratio;
         self
@@ -449,6 +468,7 @@ impl<T: Vibrate> Motion<T> {
 
     /// The shake's noise seed (default: one unique to the motion). Shakes with the same
     /// seed, settings and clock have the same values.
+    #[inline]
     pub fn seed(mut self, seed: u32) -> Self {
         self.seed = Some(seed);
         self
@@ -459,12 +479,14 @@ impl Motion<Quat> {
     /// Interpolates with a normalized lerp along the shortest arc (LitMotion's quaternion
     /// adapter) instead of the default slerp: cheaper, but the angular velocity is not
     /// constant.
+    #[inline]
     pub fn nlerp(mut self) -> Self {
         self.adapter = Interpolation::Nlerp;
         self
     }
 
     /// Interpolates with a slerp along the shortest arc (the default).
+    #[inline]
     pub fn slerp(mut self) -> Self {
         self.adapter = Interpolation::Slerp;
         self
