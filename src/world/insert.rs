@@ -30,17 +30,19 @@ impl MotionWorld {
         handle
     }
 
-    /// Checks what a built motion names in the world (its target, its group) before it is
-    /// inserted.
+    /// Checks what a motion of `lanes` lanes names in the world (its target, its group)
+    /// before it is inserted.
+    #[inline]
     pub(crate) fn check_built(
         &self,
-        built: &BuiltMotion,
+        target: Option<&Target>,
+        group: Option<GroupId>,
         lanes: usize,
     ) -> Result<(), crate::error::BuildError> {
-        if let Some(target) = &built.target {
+        if let Some(target) = target {
             self.check_target(target, lanes)?;
         }
-        if let Some(g) = built.group {
+        if let Some(g) = group {
             self.group_clock(g)?;
         }
         Ok(())

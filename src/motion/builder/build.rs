@@ -45,18 +45,34 @@ impl<T: Animatable> Motion<T> {
     }
 
     #[inline]
-    pub(super) fn build(self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
+    pub(super) fn build(mut self, bind: Option<BindFn>) -> Result<BuiltMotion, BuildError> {
+        let checked = self.check()?;
+        Ok(self.assemble(checked, bind))
+    }
+
+    /// Everything fallible in building the motion (but its target and group, which the
+    /// world checks): the row, its parameter lanes and lane pairs.
+    #[inline]
+    pub(super) fn check(&self) -> Result<Checked, BuildError> {
         let (from, to) = self.endpoints(self.from, self.to)?;
         let (mut row, params) = self.base_row()?;
         let (pairs, row_params) = self.pairs(from, to)?;
         row.params = row_params;
+        Ok(Checked { row, params, pairs })
+    }
+
+    /// The built motion of checked parts, its callbacks and curve taken. Infallible and by
+    /// reference, so that a terminal builds it where the world reads it (moving a
+    /// `BuiltMotion` out of a `Result`, or the builder into a call, copies 200-odd bytes).
+    #[inline]
+    pub(super) fn assemble(&mut self, checked: Checked, bind: Option<BindFn>) -> BuiltMotion {
+        let Checked { row, params, pairs } = checked;
         let has_callbacks = self.on_complete.is_some()
             || self.on_cancel.is_some()
             || self.on_loop_complete.is_some()
             || self.on_start.is_some();
         let options = self.options();
-        // Built in place (no intermediate `BuiltMotion`: its moves cost a `run` ~20%).
-        Ok(BuiltMotion {
+        BuiltMotion {
             row,
             pairs,
             params,
@@ -67,17 +83,17 @@ impl<T: Animatable> Motion<T> {
             bind: bind.map(Bind::Own),
             callbacks: has_callbacks.then(|| {
                 Box::new(Callbacks {
-                    start: self.on_start.map(super::shared::event),
-                    complete: self.on_complete.map(super::shared::event),
-                    cancel: self.on_cancel.map(super::shared::event),
-                    loop_complete: self.on_loop_complete.map(super::shared::on_loop),
+                    start: self.on_start.take().map(super::shared::event),
+                    complete: self.on_complete.take().map(super::shared::event),
+                    cancel: self.on_cancel.take().map(super::shared::event),
+                    loop_complete: self.on_loop_complete.take().map(super::shared::on_loop),
                     completion: None,
                 })
             }),
-            curve: self.curve,
+            curve: self.curve.take(),
             target: self.target,
             group: self.group,
-        })
+        }
     }
 
     /// The start and end lanes of a motion from `from` to `to`, checked finite; quaternions
@@ -286,4 +302,11 @@ pub(in crate::motion) fn wrap_bind<T: Animatable>(
         return Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, RoundingMode::default())));
     }
     Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, rounding)))
+}
+
+/// What [`Motion::check`] works out: the motion's row, parameter lanes and lane pairs.
+pub(super) struct Checked {
+    row: MotionRow,
+    params: [f32; 4],
+    pairs: [[f32; 2]; 4],
 }

@@ -350,12 +350,10 @@ impl<T: Animatable> Motion<T> {
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
         self.resolve(Some(world))?;
-        let built = {
-            let rounding = self.rounding;
-            self.build(Some(wrap_bind(bind, rounding)))
-        }?;
-        world.check_built(&built, T::LANES)?;
-        Ok(world.insert(built, None))
+        let checked = self.check()?;
+        world.check_built(self.target.as_ref(), self.group, T::LANES)?;
+        let bind = wrap_bind(bind, self.rounding);
+        Ok(world.insert(self.assemble(checked, Some(bind)), None))
     }
 
     /// Adds the motion to `world` without a bind (read it with
@@ -363,9 +361,9 @@ impl<T: Animatable> Motion<T> {
     #[inline]
     pub fn run(mut self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
         self.resolve(Some(world))?;
-        let built = self.build(None)?;
-        world.check_built(&built, T::LANES)?;
-        Ok(world.insert(built, None))
+        let checked = self.check()?;
+        world.check_built(self.target.as_ref(), self.group, T::LANES)?;
+        Ok(world.insert(self.assemble(checked, None), None))
     }
 
     /// Like [`bind`](Self::bind), from inside a callback: validated now, added when the
