@@ -154,18 +154,6 @@ impl BoundList {
         (&mut self.entries[i], (seq - self.first_seq[i]) as u32)
     }
 
-    /// [`motion_mut`](Self::motion_mut), `None` past the list's end.
-    #[inline]
-    pub(super) fn get_motion_mut(
-        &mut self,
-        entry: u32,
-        seq: u64,
-    ) -> Option<(&mut BoundEntry, u32)> {
-        let i = entry as usize;
-        let first = *self.first_seq.get(i)?;
-        Some((&mut self.entries[i], (seq - first) as u32))
-    }
-
     #[inline]
     pub(super) fn get(&self, index: usize) -> Option<&BoundEntry> {
         self.entries.get(index)

@@ -23,11 +23,8 @@ impl MotionWorld {
                 continue;
             };
             let meta = &self.table.meta[slot as usize];
-            // (`get_mut`: a motion being inserted is not in the list yet.)
-            match meta
-                .bound
-                .and_then(|b| self.bound.get_motion_mut(b, meta.seq))
-            {
+            // (A motion is linked where it was appended, its entry already in the list.)
+            match meta.bound.map(|b| self.bound.motion_mut(b, meta.seq)) {
                 Some((BoundEntry::One(one), _)) => one.row = index,
                 Some((BoundEntry::Batch(batch), motion)) => batch.set_row(motion, index),
                 None => {}

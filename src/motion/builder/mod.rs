@@ -20,7 +20,7 @@ use crate::core::value::{Animatable, CheckedLanes, Integer, Interpolation, Round
 use crate::error::BuildError;
 use crate::table::targets::Target;
 use crate::world::built::BuiltMotion;
-use crate::world::callbacks::{EventFn, LoopFn};
+use crate::world::callbacks::{BindFn, EventFn, LoopFn};
 use crate::world::{MotionCommands, MotionWorld};
 use glam::Quat;
 
@@ -345,25 +345,33 @@ impl<T: Animatable> Motion<T> {
     /// Adds the motion to `world`, calling `bind` with its value in every update that
     /// produces one (docs/semantics.md §6).
     pub fn bind(
-        mut self,
+        self,
         world: &mut MotionWorld,
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
-        self.resolve(Some(world))?;
-        let checked = self.check()?;
-        world.check_built(self.target.as_ref(), self.group, T::LANES)?;
         let bind = wrap_bind(bind, self.rounding);
-        Ok(world.insert(self.assemble(checked, Some(bind)), None))
+        self.add(world, Some(bind))
     }
 
     /// Adds the motion to `world` without a bind (read it with
     /// [`MotionWorld::value`], or through a [`target`](Self::target)).
     #[inline]
-    pub fn run(mut self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
+    pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
+        self.add(world, None)
+    }
+
+    /// [`run`](Self::run) and [`bind`](Self::bind): checks the motion and what it names in
+    /// `world`, then builds it where the world inserts it.
+    #[inline]
+    fn add(
+        mut self,
+        world: &mut MotionWorld,
+        bind: Option<BindFn>,
+    ) -> Result<MotionHandle, BuildError> {
         self.resolve(Some(world))?;
         let checked = self.check()?;
         world.check_built(self.target.as_ref(), self.group, T::LANES)?;
-        Ok(world.insert(self.assemble(checked, None), None))
+        Ok(world.insert(self.assemble(checked, bind), None))
     }
 
     /// Like [`bind`](Self::bind), from inside a callback: validated now, added when the
