@@ -2,13 +2,12 @@
 //! every frame. The base motion is validated once, each motion's endpoints on their own, and
 //! nothing is added unless every motion is valid.
 
-use super::builder::{wrap_bind, Motion};
+use super::builder::Motion;
 use crate::core::handle::MotionHandle;
 use crate::core::value::Animatable;
 use crate::error::BuildError;
 use crate::table::targets::Target;
-use crate::world::batch_bind::IndexedBind;
-use crate::world::callbacks::BindFn;
+use crate::world::bound_run::{own_bind, BindFn, IndexedBind};
 use crate::world::MotionWorld;
 
 /// One motion of a batch: what it changes in the batch's base motion (its start and end
@@ -131,7 +130,7 @@ impl<T: Animatable> Motion<T> {
             count,
             |i| {
                 let (item, bind) = item(i);
-                (item, Some(wrap_bind(bind, rounding)))
+                (item, Some(own_bind(bind, rounding)))
             },
             None,
             handles,

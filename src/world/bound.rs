@@ -1,7 +1,7 @@
 //! The bound list: motions visited every update (binds, sequences), in creation order, and
 //! how an update walks it beside the due motions.
 
-use super::batch_bind::Stop;
+use super::bound_run::Stop;
 use super::callbacks::guarded;
 use super::meta::{BoundEntry, BoundMotion, GONE};
 use super::visit::output;
@@ -46,7 +46,7 @@ impl MotionWorld {
     /// The place after `at`.
     fn step(&self, at: Cursor) -> Cursor {
         match &self.bound[at.entry] {
-            BoundEntry::Batch(batch) if at.motion + 1 < batch.len() => Cursor {
+            BoundEntry::Run(run) if at.motion + 1 < run.len() => Cursor {
                 entry: at.entry,
                 motion: at.motion + 1,
             },
@@ -62,18 +62,18 @@ impl MotionWorld {
     /// outputs: what the executor has just written is the value (the bind of a pipelined GPU
     /// readback gets the previous update's, as its exact visit would).
     fn bind_values(&mut self, mut at: Cursor, end: usize, until: u64) -> Cursor {
-        // Entries before `stop` start before `until`; the one before it may be a batch that
+        // Entries before `stop` start before `until`; the one before it may be a run that
         // reaches past it (its visit stops there).
         let stop = self.bound.stop(at.entry, end, until);
         while at.entry < stop {
             let rows = &self.table.rows;
             let first_seq = self.bound.first_seq(at.entry);
             let entry = match &mut self.bound[at.entry] {
-                BoundEntry::Batch(batch) => {
-                    let stop = batch.visit(at.motion, until.saturating_sub(first_seq), rows);
-                    let row = |i: u32| batch.rows()[i as usize];
+                BoundEntry::Run(run) => {
+                    let stop = run.visit(at.motion, until.saturating_sub(first_seq), rows);
+                    let row = |i: u32| run.rows()[i as usize];
                     match stop {
-                        Stop::At(i) if i < batch.len() => {
+                        Stop::At(i) if i < run.len() => {
                             at.motion = i;
                             return at; // reached `until`
                         }
@@ -117,7 +117,7 @@ impl MotionWorld {
             // Only a visit marks a motion for removal, and this is the motion's only visit.
             debug_assert!(!self.table.meta[slot() as usize].pending_removal);
             let value = output(rows, entry.row, entry.lanes);
-            if let Err(message) = guarded(|| bind(&value)) {
+            if let Err(message) = guarded(|| bind.call(&value)) {
                 let slot = slot();
                 self.bind_failed(slot, message);
             }
@@ -131,10 +131,10 @@ impl MotionWorld {
         let meta = &self.table.meta[slot as usize];
         let result = match meta.bound.map(|i| self.bound.motion_mut(i, meta.seq)) {
             Some((BoundEntry::One(entry), _)) => match entry.bind.as_mut() {
-                Some(bind) => guarded(|| bind(value)),
+                Some(bind) => guarded(|| bind.call(value)),
                 None => Ok(()),
             },
-            Some((BoundEntry::Batch(batch), index)) => batch.call(index, value),
+            Some((BoundEntry::Run(run), index)) => run.call(index, value),
             None => Ok(()),
         };
         match result {
@@ -167,7 +167,7 @@ impl MotionWorld {
         let meta = &self.table.meta[slot as usize];
         match meta.bound.map(|i| self.bound.motion_mut(i, meta.seq)) {
             Some((BoundEntry::One(entry), _)) => entry.exact = true,
-            Some((BoundEntry::Batch(batch), index)) => batch.set_exact(index),
+            Some((BoundEntry::Run(run), index)) => run.set_exact(index),
             None => {}
         }
     }
@@ -176,7 +176,7 @@ impl MotionWorld {
     pub(super) fn compact_bound(&mut self) {
         self.bound.retain(|e| match e {
             BoundEntry::One(one) => one.row != GONE,
-            BoundEntry::Batch(batch) => batch.is_live(),
+            BoundEntry::Run(run) => run.is_live(),
         });
         self.reindex_bound(0);
         self.bound_dead = 0;

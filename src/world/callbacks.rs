@@ -3,17 +3,17 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use super::bound_run::BindFn;
 use super::completion::Resolver;
 use crate::core::handle::MotionHandle;
-use crate::core::value::Lanes;
 
-pub(crate) type BindFn = Box<dyn FnMut(&Lanes) + Send>;
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;
 pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
 
 /// A built motion's bind: its own closure, or its place in a batch's shared bind.
 pub(crate) enum Bind {
-    /// Its own closure (`bind`, `bind_batch`): calling it is one indirection.
+    /// Its own closure (`bind`, `bind_batch`), which joins a run of closures of its type
+    /// when it can.
     Own(BindFn),
     /// A motion of the batch being inserted, whose shared bind is the bound list's last
     /// entry (`bind_batch_indexed`); its index there follows from its sequence number.

@@ -1,13 +1,14 @@
 //! Inserting motions: one at a time (the builder's terminals, deferred spawns) or a batch.
 
-use super::batch_bind::{BoundBatch, IndexedBind};
+use super::bound_run::{attach, BindFn, BoundRun, IndexedBind};
 use super::built::{BuiltMotion, MotionOptions};
-use super::callbacks::{guarded, Bind, BindFn, Callbacks};
-use super::meta::{BoundEntry, BoundMotion, SlotMeta};
+use super::callbacks::{guarded, Bind, Callbacks};
+use super::meta::{BoundEntry, SlotMeta};
 use super::MotionWorld;
 use crate::core::curve::AnimationCurve;
 use crate::core::handle::{GroupId, MotionHandle};
 use crate::core::row::MotionRow;
+use crate::core::value::{Animatable, RoundingMode};
 use crate::eval::adapters::row_value;
 use crate::table::motions::NewMotion;
 use crate::table::targets::Target;
@@ -22,12 +23,17 @@ impl MotionWorld {
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
         let handle = self.insert_unsettled(built, reserved);
-        // An insert only adds, so `maintain` (which shrinks) has nothing to do after it:
-        // settle only where the immediate bind queued a command or cancelled its motion.
+        self.settle_inserted();
+        handle
+    }
+
+    /// After an insert: settles where the immediate bind queued a command or cancelled its
+    /// motion. (An insert only adds, so `maintain`, which shrinks, has nothing to do.)
+    #[inline]
+    fn settle_inserted(&mut self) {
         if !self.removals.is_empty() || self.commands_queued() {
             self.settle();
         }
-        handle
     }
 
     /// Checks what a motion of `lanes` lanes names in the world (its target, its group)
@@ -54,6 +60,34 @@ impl MotionWorld {
         self.shared.maybe_queued()
     }
 
+    /// [`insert`](Self::insert) of a motion with its own bind, `bind` (`built` has none),
+    /// its values rounded as `rounding` says. Where `bind` joins a run of binds of its type
+    /// (`world/bound_run.rs`) it is moved there without a box.
+    #[inline]
+    pub(crate) fn insert_with_bind<T: Animatable, F: FnMut(T) + Send + 'static>(
+        &mut self,
+        built: BuiltMotion,
+        bind: F,
+        rounding: RoundingMode,
+    ) -> MotionHandle {
+        let handle = self.insert_linked(built, None, |world, slot| {
+            let row = world.table.slots[slot as usize].row;
+            let meta = &mut world.table.meta[slot as usize];
+            let exact = meta.options.skip_values_during_delay;
+            meta.has_bind = true;
+            meta.bound = Some(attach(
+                &mut world.bound,
+                meta.seq,
+                row,
+                bind,
+                rounding,
+                exact,
+            ));
+        });
+        self.settle_inserted();
+        handle
+    }
+
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could
     /// remove what was just made before the caller is done with it).
     #[inline]
@@ -61,6 +95,18 @@ impl MotionWorld {
         &mut self,
         built: BuiltMotion,
         reserved: Option<MotionHandle>,
+    ) -> MotionHandle {
+        self.insert_linked(built, reserved, |_, _| {})
+    }
+
+    /// [`insert_unsettled`](Self::insert_unsettled), with `link(world, slot)` run once the
+    /// motion is placed (before its immediate bind).
+    #[inline]
+    fn insert_linked(
+        &mut self,
+        built: BuiltMotion,
+        reserved: Option<MotionHandle>,
+        link: impl FnOnce(&mut Self, u32),
     ) -> MotionHandle {
         let config = self.configure(&built);
         let own = OwnPart {
@@ -72,6 +118,7 @@ impl MotionWorld {
             target: built.target,
         };
         let handle = self.place(&config, own, reserved);
+        link(self, handle.slot);
         self.place_appended();
         if config.options.immediate_bind && self.table.meta[handle.slot as usize].has_bind {
             self.bind_at_start(handle.slot);
@@ -143,12 +190,7 @@ impl MotionWorld {
             is_sequence: false,
             in_sequence: false,
             ended: false,
-            bound: match own.bind {
-                Some(Bind::Own(_)) => Some(self.bound.len() as u32),
-                // Its batch is the last entry.
-                Some(Bind::Batch) => Some(self.bound.len() as u32 - 1),
-                None => None,
-            },
+            bound: None, // linked below
             nudged: false,
         };
         let new = NewMotion {
@@ -171,23 +213,23 @@ impl MotionWorld {
             self.link_target(slot, row_index, target, row.lane_count());
         }
         self.callbacks[slot as usize] = own.callbacks;
-        match own.bind {
-            Some(Bind::Own(bind)) => self.bound.push(
+        self.table.meta[slot as usize].bound = match own.bind {
+            Some(Bind::Own(bind)) => Some(bind.attach(
+                &mut self.bound,
                 seq,
-                BoundEntry::One(BoundMotion {
-                    row: row_index,
-                    lanes: row.lane_count() as u8,
-                    exact: config.options.skip_values_during_delay,
-                    bind: Some(bind),
-                }),
-            ),
-            Some(Bind::Batch) => {
-                if let Some(BoundEntry::Batch(batch)) = self.bound.last_mut() {
-                    batch.push(row_index);
+                row_index,
+                config.options.skip_values_during_delay,
+            )),
+            // Its batch is the last entry.
+            Some(Bind::Batch) => match self.bound.last_mut() {
+                Some(BoundEntry::Run(run)) => {
+                    run.push(row_index);
+                    Some(self.bound.len() as u32 - 1)
                 }
-            }
-            None => {}
-        }
+                _ => None,
+            },
+            None => None,
+        };
         self.schedule(slot, row_index, 0.0);
         let handle = MotionHandle {
             world: self.id,
@@ -340,15 +382,14 @@ impl BatchInsert<'_> {
         let world = &mut *self.world;
         if let Some(shared) = self.shared.take() {
             // One entry for the batch, its motions added as they are inserted.
-            let batch = BoundBatch::new(
+            let batch = BoundRun::shared(
                 shared,
                 self.hint,
-                self.config.row.lane_count() as u8,
                 self.config.options.skip_values_during_delay,
             );
             world
                 .bound
-                .push(world.next_seq, BoundEntry::Batch(Box::new(batch)));
+                .push(world.next_seq, BoundEntry::Run(Box::new(batch)));
         }
         self.binds |= bind.is_some();
         let bind = match bind {

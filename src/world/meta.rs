@@ -1,9 +1,8 @@
 //! What the world keeps per motion beside its row: per-slot metadata (the table's `M`) and
 //! the bound list's entries.
 
-use super::batch_bind::BoundBatch;
+use super::bound_run::{BindFn, BoundRun};
 use super::built::MotionOptions;
-use super::callbacks::BindFn;
 use crate::table::targets::TargetRef;
 
 /// Per-slot CPU-side state (never moves on swap-remove).
@@ -41,11 +40,12 @@ pub(crate) struct SlotMeta {
     pub(super) nudged: bool,
 }
 
-/// An entry of the bound list (creation order): one motion, or a batch with a shared bind.
-pub(super) enum BoundEntry {
+/// An entry of the bound list (creation order): one motion, or a run of motions whose binds
+/// are of one type.
+pub(crate) enum BoundEntry {
     One(BoundMotion),
     /// Boxed: an entry per motion stays as small as a motion's own.
-    Batch(Box<BoundBatch>),
+    Run(Box<BoundRun>),
 }
 
 // The per-motion bind's visit reads entries one after another: keep them small.
@@ -59,7 +59,7 @@ impl BoundEntry {
     pub(super) fn live_rows(&self) -> impl Iterator<Item = u32> + '_ {
         let (one, batch) = match self {
             BoundEntry::One(one) => (Some(one.row), &[][..]),
-            BoundEntry::Batch(batch) => (None, batch.rows()),
+            BoundEntry::Run(run) => (None, run.rows()),
         };
         one.into_iter()
             .chain(batch.iter().copied())
@@ -69,7 +69,7 @@ impl BoundEntry {
 
 /// A motion visited every update (one with a bind, or a sequence), with what its visit needs
 /// side by side: the bind itself, its row, and whether its value is all it needs.
-pub(super) struct BoundMotion {
+pub(crate) struct BoundMotion {
     /// Its row (the world re-points it when the row moves; the slot is the row's owner), or
     /// [`GONE`] once the motion is.
     pub(super) row: u32,
@@ -88,7 +88,7 @@ pub(super) struct BoundMotion {
 /// a column of its own. An update's bind visit reads only the entries; where it meets the
 /// due motions it finds by a binary search of the sequence numbers.
 #[derive(Default)]
-pub(super) struct BoundList {
+pub(crate) struct BoundList {
     entries: Vec<BoundEntry>,
     /// `first_seq[i]`: the sequence number of entry `i`'s first motion (rising).
     first_seq: Vec<u64>,
@@ -131,6 +131,26 @@ impl BoundList {
         self.entries.insert(at, entry);
         self.first_seq.insert(at, seq);
         at
+    }
+
+    /// Appends the entry of one motion (of sequence number `seq`, the highest yet) at row
+    /// `row` with `bind`; returns its index.
+    pub(super) fn push_one(
+        &mut self,
+        seq: u64,
+        row: u32,
+        lanes: u8,
+        exact: bool,
+        bind: Option<BindFn>,
+    ) -> u32 {
+        let entry = BoundMotion {
+            row,
+            lanes,
+            exact,
+            bind,
+        };
+        self.push(seq, BoundEntry::One(entry));
+        self.entries.len() as u32 - 1
     }
 
     /// The sequence number of entry `index`'s first motion.

@@ -17,8 +17,8 @@ macro_rules! diag {
     }};
 }
 
-pub(crate) mod batch_bind;
 mod bound;
+pub(crate) mod bound_run;
 pub(crate) mod built;
 pub(crate) mod callbacks;
 mod clock;

@@ -26,7 +26,7 @@ impl MotionWorld {
             // (A motion is linked where it was appended, its entry already in the list.)
             match meta.bound.map(|b| self.bound.motion_mut(b, meta.seq)) {
                 Some((BoundEntry::One(one), _)) => one.row = index,
-                Some((BoundEntry::Batch(batch), motion)) => batch.set_row(motion, index),
+                Some((BoundEntry::Run(run), motion)) => run.set_row(motion, index),
                 None => {}
             }
             if let Some(target) = meta.target {

@@ -149,36 +149,45 @@ impl MotionWorld {
     /// catching a panic in the `Drop` of what they captured.
     pub(super) fn drop_callbacks(&mut self, slot: u32) {
         let meta = &mut self.table.meta[slot as usize];
-        let (bind, batch_bind) = match meta
+        let (bind, run_binds, dropped) = match meta
             .bound
             .take()
             .map(|i| self.bound.motion_mut(i, meta.seq))
         {
             Some((BoundEntry::One(entry), _)) => {
                 entry.row = GONE;
-                (entry.bind.take(), None)
+                (entry.bind.take(), None, Ok(()))
             }
-            // A batch's bind goes with its last motion, and the entry with it.
-            Some((BoundEntry::Batch(batch), index)) => {
-                let released = batch.release(index);
-                self.bound_dead += usize::from(!batch.is_live());
-                (None, released)
+            // A run's binds go with its last motion, and the entry with them.
+            Some((BoundEntry::Run(run), index)) => {
+                let (dropped, released) = run.release(index);
+                self.bound_dead += usize::from(!run.is_live());
+                (None, released, dropped)
             }
-            None => (None, None),
+            None => (None, None, Ok(())),
         };
         let callbacks = self.callbacks[slot as usize].take();
-        if bind.is_none() && batch_bind.is_none() && callbacks.is_none() {
+        // A run dropped this motion's closure under its own guard.
+        if let Err(message) = dropped {
+            self.report_drop(slot, message);
+        }
+        if bind.is_none() && run_binds.is_none() && callbacks.is_none() {
             return;
         }
         // One guard, as for one struct: a panic in the bind's `Drop` still drops the rest.
-        if let Err(message) = guarded(move || drop((bind, batch_bind, callbacks))) {
-            self.report(CallbackError {
-                handle: self.handle_of(slot),
-                debug_name: self.table.meta[slot as usize].debug_name,
-                kind: CallbackKind::Drop,
-                message,
-            });
+        if let Err(message) = guarded(move || drop((bind, run_binds, callbacks))) {
+            self.report_drop(slot, message);
         }
+    }
+
+    /// Reports a panic in the `Drop` of what a motion's callbacks captured.
+    fn report_drop(&mut self, slot: u32, message: String) {
+        self.report(CallbackError {
+            handle: self.handle_of(slot),
+            debug_name: self.table.meta[slot as usize].debug_name,
+            kind: CallbackKind::Drop,
+            message,
+        });
     }
 
     pub(super) fn report(&mut self, error: CallbackError) {

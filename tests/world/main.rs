@@ -9,6 +9,7 @@ mod async_debug;
 mod bad_input;
 mod batch_binds;
 mod batches;
+mod bind_runs;
 mod callback_order;
 mod clock_exactness;
 mod completion_futures;

@@ -10,8 +10,9 @@ use crate::core::row::{pack_flags, MotionRow, FLAG_ROUNDING_SHIFT};
 use crate::core::settings::LoopType;
 use crate::core::value::{Animatable, Interpolation, Lanes, RoundingMode};
 use crate::error::BuildError;
+use crate::world::bound_run::BindFn;
 use crate::world::built::{BuiltMotion, MotionOptions};
-use crate::world::callbacks::{Bind, BindFn, Callbacks};
+use crate::world::callbacks::{Bind, Callbacks};
 
 impl<T: Animatable> Motion<T> {
     /// [`BuildError::ValueOverflow`] where `from + (to − from) · p` can leave the f32 range.
@@ -288,20 +289,6 @@ impl<T: Animatable> Motion<T> {
             None
         }
     }
-}
-
-/// The world's form of a bind of `T` values rounded as `rounding` says.
-pub(in crate::motion) fn wrap_bind<T: Animatable>(
-    mut bind: impl FnMut(T) + Send + 'static,
-    rounding: RoundingMode,
-) -> BindFn {
-    // With the default mode (every float bind) the box holds the user's closure alone: an
-    // update with a bind per motion reads each box, and a byte more can round it up to the
-    // allocator's next size.
-    if rounding == RoundingMode::default() {
-        return Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, RoundingMode::default())));
-    }
-    Box::new(move |lanes| bind(T::from_lanes_rounded(*lanes, rounding)))
 }
 
 /// What [`Motion::check`] works out: the motion's row, parameter lanes and lane pairs.

@@ -7,7 +7,6 @@ mod relative;
 mod shared;
 mod state;
 
-pub(super) use build::wrap_bind;
 pub use preset::MotionSettings;
 pub(crate) use shared::SharedBind;
 use shared::{share, Shared};
@@ -19,8 +18,9 @@ use crate::core::settings::{DelayType, LoopType, TimeKind};
 use crate::core::value::{Animatable, CheckedLanes, Integer, Interpolation, RoundingMode, Vibrate};
 use crate::error::BuildError;
 use crate::table::targets::Target;
+use crate::world::bound_run::own_bind;
 use crate::world::built::BuiltMotion;
-use crate::world::callbacks::{BindFn, EventFn, LoopFn};
+use crate::world::callbacks::{EventFn, LoopFn};
 use crate::world::{MotionCommands, MotionWorld};
 use glam::Quat;
 
@@ -349,29 +349,31 @@ impl<T: Animatable> Motion<T> {
         world: &mut MotionWorld,
         bind: impl FnMut(T) + Send + 'static,
     ) -> Result<MotionHandle, BuildError> {
-        let bind = wrap_bind(bind, self.rounding);
-        self.add(world, Some(bind))
+        let rounding = self.rounding;
+        self.add(world, |world, built| {
+            world.insert_with_bind(built, bind, rounding)
+        })
     }
 
     /// Adds the motion to `world` without a bind (read it with
     /// [`MotionWorld::value`], or through a [`target`](Self::target)).
     #[inline]
     pub fn run(self, world: &mut MotionWorld) -> Result<MotionHandle, BuildError> {
-        self.add(world, None)
+        self.add(world, |world, built| world.insert(built, None))
     }
 
     /// [`run`](Self::run) and [`bind`](Self::bind): checks the motion and what it names in
-    /// `world`, then builds it where the world inserts it.
+    /// `world`, then builds it where `insert` puts it into the world.
     #[inline]
     fn add(
         mut self,
         world: &mut MotionWorld,
-        bind: Option<BindFn>,
+        insert: impl FnOnce(&mut MotionWorld, BuiltMotion) -> MotionHandle,
     ) -> Result<MotionHandle, BuildError> {
         self.resolve(Some(world))?;
         let checked = self.check()?;
         world.check_built(self.target.as_ref(), self.group, T::LANES)?;
-        Ok(world.insert(self.assemble(checked, bind), None))
+        Ok(insert(world, self.assemble(checked, None)))
     }
 
     /// Like [`bind`](Self::bind), from inside a callback: validated now, added when the
@@ -384,7 +386,7 @@ impl<T: Animatable> Motion<T> {
         self.resolve(None)?;
         let built = {
             let rounding = self.rounding;
-            self.build(Some(wrap_bind(bind, rounding)))
+            self.build(Some(own_bind(bind, rounding)))
         }?;
         Ok(commands.spawn(built))
     }

@@ -2,12 +2,13 @@
 //! template builds from a motion each time it runs.
 
 use super::shared::{lock, SharedBind};
-use super::{wrap_bind, Motion};
+use super::Motion;
 use crate::core::curve::AnimationCurve;
 use crate::core::ease::{Ease, ParametricEase};
 use crate::core::settings::{DelayType, LoopType, TimeKind};
 use crate::core::value::Animatable;
 use crate::error::BuildError;
+use crate::world::bound_run::own_bind;
 use crate::world::built::BuiltMotion;
 use crate::world::MotionWorld;
 
@@ -135,7 +136,7 @@ impl<T: Animatable> Motion<T> {
     ) -> Result<BuiltMotion, BuildError> {
         let bind = bind.map(|bind| {
             let bind = SharedBind::clone(bind);
-            wrap_bind(move |v: T| lock(&bind)(v), self.rounding)
+            own_bind(move |v: T| lock(&bind)(v), self.rounding)
         });
         let mut built = self.clone().build(bind)?;
         built.options.immediate_bind = false;

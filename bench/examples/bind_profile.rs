@@ -1,0 +1,117 @@
+//! Bound updates under a profiler: `cargo run --release --example bind_profile --
+//! none|bind|indexed|boxed|typed [secs] [n]` builds the peer benchmark's world of `n` (100k)
+//! looping f32 motions and updates it for `secs` (5), printing ns per motion per update (the
+//! thread's CPU time, Linux `schedstat`). `none` has no binds, `bind` a bind on every motion,
+//! `indexed` one bind shared by the batch. `boxed` and `typed` are floors, hand-written: a
+//! loop that hands `n` values to a boxed closure each, or to closures of one type stored
+//! side by side.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionWorld};
+use wgpu_tween_bench::peers::{phase, target};
+
+/// This thread's CPU time so far, ns (0 where `/proc` does not say).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn motion(i: usize) -> Motion<f32> {
+    Motion::new(0.0f32, target(i), 2.0)
+        .ease(Ease::OutQuad)
+        .loops(-1, LoopType::Restart)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).map_or("bind", String::as_str);
+    let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
+    let n: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100_000);
+    let slots: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let mut step: Box<dyn FnMut()> = match mode {
+        "boxed" | "typed" => floor(mode, &slots),
+        _ => world(mode, n, &slots),
+    };
+    let (mut cpu, mut frames) = (0u64, 0usize);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        let start = cpu_ns();
+        step();
+        cpu += cpu_ns() - start;
+        frames += 1;
+    }
+    let sum: u64 = slots
+        .iter()
+        .map(|s| u64::from(s.load(Ordering::Relaxed) & 1))
+        .sum();
+    println!(
+        "{mode}: {:.2} ns CPU per motion per update ({frames} updates of {n}; {sum})",
+        cpu as f64 / (frames * n) as f64
+    );
+}
+
+fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
+    let mut world = MotionWorld::new();
+    world.set_cpu_threads(1);
+    let mut handles = Vec::with_capacity(n);
+    match mode {
+        "none" => handles.extend((0..n).map(|i| motion(i).run(&mut world).expect("valid"))),
+        "bind" => handles.extend((0..n).map(|i| {
+            let slots = Arc::clone(slots);
+            motion(i)
+                .bind(&mut world, move |v| {
+                    slots[i].store(v.to_bits(), Ordering::Relaxed)
+                })
+                .expect("valid")
+        })),
+        "indexed" => {
+            let slots = Arc::clone(slots);
+            motion(0)
+                .bind_batch_indexed(
+                    &mut world,
+                    n,
+                    |i| BatchItem::new(0.0, target(i)),
+                    move |i, v| slots[i].store(v.to_bits(), Ordering::Relaxed),
+                    &mut handles,
+                )
+                .expect("valid");
+        }
+        other => panic!("unknown mode {other}"),
+    }
+    for (i, &h) in handles.iter().enumerate() {
+        world.set_time(h, f64::from(phase(i))).expect("live");
+    }
+    Box::new(move || world.update(1.0 / 60.0).expect("valid delta"))
+}
+
+/// A value per motion handed to a closure per motion: boxed, or of one type side by side.
+fn floor(mode: &str, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
+    let make = |i: usize| {
+        let slots = Arc::clone(slots);
+        move |v: f32| slots[i].store(v.to_bits(), Ordering::Relaxed)
+    };
+    let values: Vec<f32> = (0..slots.len()).map(|i| i as f32).collect();
+    if mode == "boxed" {
+        let mut binds: Vec<Box<dyn FnMut(f32) + Send>> = (0..slots.len())
+            .map(|i| Box::new(make(i)) as Box<dyn FnMut(f32) + Send>)
+            .collect();
+        return Box::new(move || {
+            for (bind, &v) in binds.iter_mut().zip(&values) {
+                bind(std::hint::black_box(v));
+            }
+        });
+    }
+    let mut binds: Vec<Option<_>> = (0..slots.len()).map(|i| Some(make(i))).collect();
+    Box::new(move || {
+        for (bind, &v) in binds.iter_mut().zip(&values) {
+            if let Some(bind) = bind {
+                bind(std::hint::black_box(v));
+            }
+        }
+    })
+}

@@ -1,0 +1,393 @@
+//! Runs of bound motions: motions of consecutive sequence numbers whose binds are of one
+//! type, kept as one entry of the bound list ([`BoundRun`]). A run is a batch's shared bind
+//! (`Motion::bind_batch_indexed`: one closure, called with each motion's index in its batch),
+//! or a closure per motion, all of one type (`bind` called again and again from one place,
+//! `Motion::bind_batch`), stored side by side.
+//!
+//! An update hands a stretch of the run to the run's own loop, monomorphised for its closure
+//! type, so the closure is inlined there: no box and no indirect call per motion. A bind of
+//! its own per motion costs at least a boxed call per motion (and at a million motions a
+//! cache miss on each box), which was most of a bound world's update.
+
+use std::any::Any;
+
+use super::callbacks::guarded;
+use super::meta::{BoundEntry, BoundList, GONE};
+use super::visit::output;
+use crate::core::value::{Animatable, Lanes, RoundingMode};
+use crate::table::rows::Rows;
+
+/// Most motions a run of closures of their own gathers: a run is dropped with its last
+/// motion, so a long-lived motion keeps at most this many places of dead ones.
+const MAX_RUN: u32 = 1024;
+
+/// A run's binds, behind one box per run.
+trait RunBinds: Send {
+    /// Calls the bind of motion `index` of the run (the exact visit, the immediate bind).
+    fn call(&mut self, index: u32, value: &Lanes);
+
+    /// Calls the binds of the live motions of `motion_rows` (the rows of the run's motions
+    /// from index `first` on, [`GONE`] for those that are gone) with their rows' outputs, in
+    /// order. Returns how many motions it went through, and the message if the last of them
+    /// panicked.
+    fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>);
+
+    /// Motion `index` is gone: drops what was its own (its closure), catching a panic in
+    /// its `Drop`.
+    fn release(&mut self, index: u32) -> Result<(), String>;
+
+    /// For a bind of the same type to find its run.
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A shared bind of values of type `T`: `bind(index, value)`.
+struct Shared<T, F> {
+    bind: F,
+    rounding: RoundingMode,
+    _value: std::marker::PhantomData<fn(T)>,
+}
+
+impl<T: Animatable, F: FnMut(usize, T) + Send + 'static> RunBinds for Shared<T, F> {
+    fn call(&mut self, index: u32, value: &Lanes) {
+        (self.bind)(index as usize, T::from_lanes_rounded(*value, self.rounding));
+    }
+
+    fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>) {
+        let mut visited = 0;
+        // One guard for the stretch: `visited` says which motion's bind panicked.
+        let result = guarded(|| {
+            for &row in motion_rows {
+                visited += 1;
+                if row != GONE {
+                    let value = output(rows, row, T::LANES as u8);
+                    let index = first as usize + visited - 1;
+                    (self.bind)(index, T::from_lanes_rounded(value, self.rounding));
+                }
+            }
+        });
+        (visited, result.err())
+    }
+
+    fn release(&mut self, _: u32) -> Result<(), String> {
+        Ok(()) // the bind goes with the run's last motion
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// A closure of its own per motion, all of type `F`, side by side (`None` once the motion
+/// is gone).
+struct PerMotion<T, F> {
+    binds: Vec<Option<F>>,
+    rounding: RoundingMode,
+    _value: std::marker::PhantomData<fn(T)>,
+}
+
+impl<T: Animatable, F: FnMut(T) + Send + 'static> RunBinds for PerMotion<T, F> {
+    fn call(&mut self, index: u32, value: &Lanes) {
+        if let Some(Some(bind)) = self.binds.get_mut(index as usize) {
+            bind(T::from_lanes_rounded(*value, self.rounding));
+        }
+    }
+
+    fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>) {
+        let binds = &mut self.binds[first as usize..][..motion_rows.len()];
+        let rounding = self.rounding;
+        let mut visited = 0;
+        let result = guarded(|| {
+            for (&row, bind) in motion_rows.iter().zip(binds) {
+                visited += 1;
+                if let Some(bind) = bind.as_mut().filter(|_| row != GONE) {
+                    let value = output(rows, row, T::LANES as u8);
+                    bind(T::from_lanes_rounded(value, rounding));
+                }
+            }
+        });
+        (visited, result.err())
+    }
+
+    fn release(&mut self, index: u32) -> Result<(), String> {
+        let bind = self.binds.get_mut(index as usize).and_then(Option::take);
+        guarded(move || drop(bind))
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// A batch's shared bind, ready for the world (`MotionWorld::insert_batch`).
+pub(crate) struct IndexedBind(Box<dyn RunBinds>);
+
+impl IndexedBind {
+    /// `bind(index, value)`, values rounded as `rounding` says.
+    pub(crate) fn new<T: Animatable, F: FnMut(usize, T) + Send + 'static>(
+        bind: F,
+        rounding: RoundingMode,
+    ) -> Self {
+        Self(Box::new(Shared {
+            bind,
+            rounding,
+            _value: std::marker::PhantomData,
+        }))
+    }
+}
+
+/// A motion's bind of its own, boxed: one made where the world is not at hand (a deferred
+/// spawn, a batch item, a sequence template's child), or one that found no run to join (the
+/// motion's own entry of the bound list).
+pub(crate) trait OwnBind: Send {
+    /// Calls the bind with `value`.
+    fn call(&mut self, value: &Lanes);
+
+    /// Adds the bound entry of the motion of sequence number `seq` (the highest yet) at row
+    /// `row` with this bind ([`attach`]). Returns the index of its entry.
+    fn attach(self: Box<Self>, list: &mut BoundList, seq: u64, row: u32, exact: bool) -> u32;
+
+    /// For a bind of the same type to take the closure out (when they make a run).
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// A motion's bind of its own.
+pub(crate) type BindFn = Box<dyn OwnBind>;
+
+/// `bind` for values of type `T`, rounded as `rounding` says (`None` once it joined a run).
+struct Own<T, F> {
+    bind: Option<F>,
+    rounding: RoundingMode,
+    _value: std::marker::PhantomData<fn(T)>,
+}
+
+/// `bind` as a motion's own bind, its values rounded as `rounding` says.
+pub(crate) fn own_bind<T: Animatable, F: FnMut(T) + Send + 'static>(
+    bind: F,
+    rounding: RoundingMode,
+) -> BindFn {
+    Box::new(Own {
+        bind: Some(bind),
+        rounding,
+        _value: std::marker::PhantomData::<fn(T)>,
+    })
+}
+
+impl<T: Animatable, F: FnMut(T) + Send + 'static> OwnBind for Own<T, F> {
+    fn call(&mut self, value: &Lanes) {
+        if let Some(bind) = self.bind.as_mut() {
+            bind(T::from_lanes_rounded(*value, self.rounding));
+        }
+    }
+
+    fn attach(self: Box<Self>, list: &mut BoundList, seq: u64, row: u32, exact: bool) -> u32 {
+        match self.bind {
+            Some(bind) => attach(list, seq, row, bind, self.rounding, exact),
+            None => list.push_one(seq, row, T::LANES as u8, exact, None),
+        }
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// Adds the bound entry of a new motion with a bind of its own, `bind` (its values rounded
+/// as `rounding` says): the motion of sequence number `seq` (the highest yet) at row `row`.
+/// It joins the last entry when that is a run of binds of its type that ends just before it
+/// (or one motion with such a bind: the two become a run); otherwise it is an entry of its
+/// own. Returns the index of its entry.
+pub(super) fn attach<T: Animatable, F: FnMut(T) + Send + 'static>(
+    list: &mut BoundList,
+    seq: u64,
+    row: u32,
+    bind: F,
+    rounding: RoundingMode,
+    exact: bool,
+) -> u32 {
+    let last = list.len().wrapping_sub(1);
+    let next = (list.len() > 0).then(|| seq - list.first_seq(last));
+    match list.last_mut() {
+        Some(BoundEntry::Run(run))
+            if next == Some(u64::from(run.len())) && run.exact == exact && run.len() < MAX_RUN =>
+        {
+            let binds = (run.binds.as_mut())
+                .and_then(|b| b.as_any_mut().downcast_mut::<PerMotion<T, F>>())
+                .filter(|b| b.rounding == rounding);
+            if let Some(binds) = binds {
+                binds.binds.push(Some(bind));
+                run.push(row);
+                return last as u32;
+            }
+        }
+        Some(entry @ BoundEntry::One(_)) if next == Some(1) => {
+            if let BoundEntry::One(one) = entry {
+                let first = (one.bind.as_mut())
+                    .and_then(|b| b.as_any_mut().downcast_mut::<Own<T, F>>())
+                    .filter(|first| first.rounding == rounding && one.exact == exact)
+                    .and_then(|first| first.bind.take());
+                if let Some(first) = first {
+                    let binds = PerMotion::<T, F> {
+                        binds: vec![Some(first), Some(bind)],
+                        rounding,
+                        _value: std::marker::PhantomData,
+                    };
+                    let mut run = BoundRun::with(Box::new(binds), 2, exact);
+                    run.push(one.row);
+                    run.push(row);
+                    *entry = BoundEntry::Run(Box::new(run));
+                    return last as u32;
+                }
+            }
+        }
+        _ => {}
+    }
+    let bind = own_bind(bind, rounding);
+    list.push_one(seq, row, T::LANES as u8, exact, Some(bind))
+}
+
+/// Motions of consecutive sequence numbers whose binds are of one type, as one entry of the
+/// bound list: motion `i` has the sequence number of the entry's first motion plus `i`
+/// (`BoundList::motion_mut`).
+pub(crate) struct BoundRun {
+    /// Each motion's row in creation order (the world re-points it when the row moves; the
+    /// slot is the row's owner), or [`GONE`] once the motion is (it keeps its place, so that
+    /// indices stay put): all an update's visit reads per motion besides its output.
+    rows: Vec<u32>,
+    /// Every motion needs the exact visit (a bind that skips values during a delay).
+    pub(super) exact: bool,
+    /// Motions that need the exact visit since they joined a sequence (empty if none did).
+    exact_motions: Vec<bool>,
+    /// Motions not yet removed; the binds are dropped with the last.
+    live: u32,
+    binds: Option<Box<dyn RunBinds>>,
+}
+
+/// Where a stretch of a run's binds stopped.
+pub(super) enum Stop {
+    /// At motion `at`: its sequence number reached the limit, or the run ended (`at` is
+    /// its length).
+    At(u32),
+    /// At motion `at`, which needs the exact visit.
+    Exact(u32),
+    /// Motion `at`'s bind panicked.
+    Panicked(u32, String),
+}
+
+impl BoundRun {
+    /// An empty batch of about `count` motions to come, bound to `bind`.
+    pub(super) fn shared(bind: IndexedBind, count: usize, exact: bool) -> Self {
+        Self::with(bind.0, count, exact)
+    }
+
+    fn with(binds: Box<dyn RunBinds>, count: usize, exact: bool) -> Self {
+        Self {
+            rows: Vec::with_capacity(count),
+            exact,
+            exact_motions: Vec::new(),
+            live: 0,
+            binds: Some(binds),
+        }
+    }
+
+    /// Adds the next motion, at row `row`.
+    pub(super) fn push(&mut self, row: u32) {
+        self.rows.push(row);
+        self.live += 1;
+    }
+
+    /// Each motion's row, [`GONE`] for those that are gone.
+    pub(super) fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    /// Motion `index`'s row moved to `row`.
+    pub(super) fn set_row(&mut self, index: u32, row: u32) {
+        if let Some(r) = self.rows.get_mut(index as usize) {
+            *r = row;
+        }
+    }
+
+    /// Number of motions.
+    pub(super) fn len(&self) -> u32 {
+        self.rows.len() as u32
+    }
+
+    /// Whether motion `index` needs the exact visit.
+    pub(super) fn is_exact(&self, index: u32) -> bool {
+        self.exact || self.exact_motions.get(index as usize) == Some(&true)
+    }
+
+    /// Gives motion `index` the exact visit from now on.
+    pub(super) fn set_exact(&mut self, index: u32) {
+        if self.exact_motions.len() < self.rows.len() {
+            self.exact_motions.resize(self.rows.len(), false);
+        }
+        if let Some(flag) = self.exact_motions.get_mut(index as usize) {
+            *flag = true;
+        }
+    }
+
+    /// Whether any motion is live.
+    pub(super) fn is_live(&self) -> bool {
+        self.live > 0
+    }
+
+    /// Calls the bind of motion `index` (`Ok` if the binds are gone already).
+    pub(super) fn call(&mut self, index: u32, value: &Lanes) -> Result<(), String> {
+        match self.binds.as_mut() {
+            Some(binds) => guarded(|| binds.call(index, value)),
+            None => Ok(()),
+        }
+    }
+
+    /// Binds motions from `from` on, up to motion `until` (or the run's end, `At`), or to
+    /// the first that needs the exact visit (`Exact`); stops after a panic.
+    pub(super) fn visit(&mut self, from: u32, until: u64, rows: &Rows) -> Stop {
+        let len = self.len();
+        let limit = until.min(u64::from(len)) as u32;
+        if from >= limit {
+            return Stop::At(from);
+        }
+        if self.is_exact(from) {
+            return Stop::Exact(from);
+        }
+        // Up to the next motion that needs the exact visit.
+        let end = match self.exact_motions.get(from as usize..limit as usize) {
+            Some(flags) if !flags.is_empty() => {
+                from + flags.iter().position(|&e| e).unwrap_or(flags.len()) as u32
+            }
+            _ => limit,
+        };
+        // Before `limit`, the stretch ends at a motion that needs the exact visit: that
+        // visit comes next, before any later due motion.
+        let next = if end < limit {
+            Stop::Exact(end)
+        } else {
+            Stop::At(end)
+        };
+        let Some(binds) = self.binds.as_mut() else {
+            return next;
+        };
+        let stretch = &self.rows[from as usize..end as usize];
+        match binds.visit(from, stretch, rows) {
+            (visited, Some(message)) => Stop::Panicked(from + visited as u32 - 1, message),
+            (_, None) => next,
+        }
+    }
+
+    /// Motion `index` is gone: drops its own closure (the `Err` of a panic in its `Drop`),
+    /// and returns the binds once the last motion is (for the caller to drop, catching a
+    /// panic in what they captured).
+    pub(super) fn release(&mut self, index: u32) -> (Result<(), String>, Option<impl Send>) {
+        self.set_row(index, GONE);
+        let dropped = match self.binds.as_mut() {
+            Some(binds) => binds.release(index),
+            None => Ok(()),
+        };
+        self.live = self.live.saturating_sub(1);
+        if self.live > 0 {
+            return (dropped, None);
+        }
+        (dropped, self.binds.take())
+    }
+}

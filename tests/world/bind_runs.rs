@@ -1,0 +1,233 @@
+//! Issue 17 item 1: binds of one closure type, made one after another, are kept side by side
+//! (a run) and called from one loop. Each is still its motion's own bind: called in creation
+//! order among other binds and due motions, with its motion's value, its closure dropped when
+//! its motion ends, a panic in it caught for its motion alone. Values are hand-worked
+//! (linear eases, dyadic times), on every executor.
+
+use std::sync::{Arc, Mutex};
+
+use crate::common::{executors, quiet_intentional_panics, INTENTIONAL};
+use wgpu_tween::{CallbackKind, Motion, MotionHandle, MotionWorld};
+
+/// A log of `(motion id, value)` bind calls.
+type Log = Arc<Mutex<Vec<(usize, f32)>>>;
+
+/// Every call returns a closure of one type (so that they form runs).
+fn logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
+    let log = Arc::clone(log);
+    move |x| log.lock().unwrap().push((id, x))
+}
+
+/// The same as [`logger`], of another type.
+fn other_logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
+    let log = Arc::clone(log);
+    move |x| log.lock().unwrap().push((id, x))
+}
+
+fn take(log: &Log) -> Vec<(usize, f32)> {
+    std::mem::take(&mut *log.lock().unwrap())
+}
+
+/// Motion `id` of [`many`]: from 0 to `id + 1` over its duration, linearly.
+struct Spec {
+    id: usize,
+    duration: f64,
+    bound: bool,
+    handle: MotionHandle,
+}
+
+impl Spec {
+    /// Its value at time `t` since its start.
+    fn value(&self, t: f64) -> f32 {
+        ((self.id + 1) as f64 * (t / self.duration).min(1.0)) as f32
+    }
+}
+
+/// Motions `first..first + count`, created now: most bound by [`logger`], every 7th
+/// unbound, every 11th bound by [`other_logger`]; every 5th of duration 0.5, the others 1.
+fn many(world: &mut MotionWorld, log: &Log, first: usize, count: usize) -> Vec<Spec> {
+    (first..first + count)
+        .map(|id| {
+            let duration = if id % 5 == 0 { 0.5 } else { 1.0 };
+            let motion =
+                Motion::new(0.0f32, (id + 1) as f32, duration as f32).immediate_bind(false);
+            let (bound, handle) = if id % 7 == 3 {
+                (false, motion.run(world))
+            } else if id % 11 == 5 {
+                (true, motion.bind(world, other_logger(log, id)))
+            } else {
+                (true, motion.bind(world, logger(log, id)))
+            };
+            Spec {
+                id,
+                duration,
+                bound,
+                handle: handle.unwrap(),
+            }
+        })
+        .collect()
+}
+
+/// What one update logs: the value of each live bound motion in `specs` at `t` since its
+/// start, in creation order (`specs` is). Drops the ones that complete.
+fn expect(specs: &mut Vec<Spec>, t: f64) -> Vec<(usize, f32)> {
+    let want = specs
+        .iter()
+        .filter(|s| s.bound)
+        .map(|s| (s.id, s.value(t)))
+        .collect();
+    specs.retain(|s| t < s.duration);
+    want
+}
+
+#[test]
+fn binds_of_one_type_keep_creation_order_and_values_through_churn() {
+    for exec in executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        let log: Log = Arc::default();
+        // More than one run's worth, broken by unbound motions and binds of another type.
+        let mut specs = many(&mut world, &log, 0, 2600);
+        world.update(0.25).unwrap();
+        assert_eq!(take(&log), expect(&mut specs, 0.25), "{name}: first update");
+        // Cancel every 13th (their binds are not called again).
+        for s in specs.iter().filter(|s| s.id % 13 == 0) {
+            world.cancel(s.handle).unwrap();
+        }
+        specs.retain(|s| s.id % 13 != 0);
+        // The short ones complete at 0.5 with their end values, and go.
+        world.update(0.25).unwrap();
+        assert_eq!(take(&log), expect(&mut specs, 0.5), "{name}: completions");
+        for s in &specs {
+            assert!(world.is_active(s.handle), "{name}: motion {} lives", s.id);
+        }
+        // New motions join the bound list behind the old ones.
+        let mut young = many(&mut world, &log, 2600, 300);
+        world.update(0.25).unwrap();
+        let mut want = expect(&mut specs, 0.75);
+        want.extend(expect(&mut young, 0.25));
+        assert_eq!(take(&log), want, "{name}: after new motions");
+        world.update(0.25).unwrap();
+        let mut want = expect(&mut specs, 1.0);
+        want.extend(expect(&mut young, 0.5));
+        assert_eq!(take(&log), want, "{name}: the first ones complete");
+        assert!(specs.is_empty());
+        assert_eq!(world.len(), young.len(), "{name}: the rest live on");
+    }
+}
+
+#[test]
+fn a_motions_closure_is_dropped_when_the_motion_ends() {
+    for exec in executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        let tokens: Vec<Arc<()>> = (0..5).map(|_| Arc::new(())).collect();
+        let handles: Vec<MotionHandle> = (0..5)
+            .map(|i| {
+                let token = Arc::clone(&tokens[i]);
+                let duration = if i == 1 { 0.5 } else { 1.0 };
+                Motion::new(0.0f32, 1.0, duration)
+                    .bind(&mut world, move |_| {
+                        let _ = &token;
+                    })
+                    .unwrap()
+            })
+            .collect();
+        world.update(0.25).unwrap();
+        world.cancel(handles[3]).unwrap();
+        world.update(0.5).unwrap();
+        let counts: Vec<usize> = tokens.iter().map(Arc::strong_count).collect();
+        assert_eq!(
+            counts,
+            [2, 1, 2, 1, 2],
+            "{name}: completed and cancelled let go"
+        );
+        world.clear();
+        let counts: Vec<usize> = tokens.iter().map(Arc::strong_count).collect();
+        assert_eq!(counts, [1; 5], "{name}: cleared");
+    }
+}
+
+#[test]
+fn a_panicking_bind_of_a_run_is_caught_for_its_motion() {
+    quiet_intentional_panics();
+    for cancel in [false, true] {
+        let mut world = MotionWorld::new();
+        let log: Log = Arc::default();
+        let handles: Vec<MotionHandle> = (0..3)
+            .map(|i| {
+                let mut bind = logger(&log, i);
+                Motion::new(0.0f32, 4.0 * (i + 1) as f32, 1.0)
+                    .immediate_bind(false)
+                    .cancel_on_error(cancel)
+                    .bind(&mut world, move |x| {
+                        if i == 1 {
+                            panic!("{INTENTIONAL}: bind of a run");
+                        }
+                        bind(x);
+                    })
+                    .unwrap()
+            })
+            .collect();
+        world.update(0.25).unwrap();
+        assert_eq!(
+            take(&log),
+            [(0, 1.0), (2, 3.0)],
+            "cancel {cancel}: the motion after the panic is bound in the same update"
+        );
+        let errors = world.take_callback_errors();
+        assert_eq!(errors.len(), 1, "cancel {cancel}");
+        assert_eq!(
+            (errors[0].handle, errors[0].kind),
+            (handles[1], CallbackKind::Bind)
+        );
+        assert_eq!(world.is_active(handles[1]), !cancel);
+        world.update(0.25).unwrap();
+        assert_eq!(take(&log), [(0, 2.0), (2, 6.0)], "cancel {cancel}");
+        assert_eq!(world.take_callback_errors().len(), usize::from(!cancel));
+    }
+}
+
+/// Panics when dropped.
+struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("{INTENTIONAL}: drop");
+    }
+}
+
+#[test]
+fn a_panicking_drop_in_a_run_is_reported_for_its_motion() {
+    quiet_intentional_panics();
+    for exec in executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        let log: Log = Arc::default();
+        let handles: Vec<MotionHandle> = (0..3)
+            .map(|i| {
+                let mut bind = logger(&log, i);
+                // (`then_some` would make, and drop, one for every motion.)
+                let bomb = if i == 1 { Some(PanicOnDrop) } else { None };
+                Motion::new(0.0f32, 4.0, if i == 1 { 0.5 } else { 1.0 })
+                    .immediate_bind(false)
+                    .bind(&mut world, move |x| {
+                        let _ = &bomb;
+                        bind(x);
+                    })
+                    .unwrap()
+            })
+            .collect();
+        world.update(0.5).unwrap();
+        assert_eq!(take(&log), [(0, 2.0), (1, 4.0), (2, 2.0)], "{name}");
+        let errors: Vec<_> = world
+            .take_callback_errors()
+            .into_iter()
+            .map(|e| (e.kind, e.handle))
+            .collect();
+        assert_eq!(errors, [(CallbackKind::Drop, handles[1])], "{name}");
+        assert!(!world.is_active(handles[1]));
+        world.update(0.25).unwrap();
+        assert_eq!(take(&log), [(0, 3.0), (2, 3.0)], "{name}: the others go on");
+    }
+}
