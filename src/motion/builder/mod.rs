@@ -344,6 +344,11 @@ impl<T: Animatable> Motion<T> {
 
     /// Adds the motion to `world`, calling `bind` with its value in every update that
     /// produces one (docs/semantics.md §6).
+    ///
+    /// Motions bound one after another with closures of one type (made at one place in the
+    /// code, say in a loop) keep their closures side by side, and an update calls them from
+    /// one loop with the closure inlined: no box and no indirect call per motion. A motion
+    /// made in between (or a bind of another type) starts a new run.
     pub fn bind(
         self,
         world: &mut MotionWorld,
