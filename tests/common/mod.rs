@@ -212,6 +212,15 @@ pub fn executors() -> Vec<Exec> {
 /// off stderr.
 pub const INTENTIONAL: &str = "intentional test panic";
 
+/// Panics (intentionally) when dropped: state a callback captures, to test drops that panic.
+pub struct PanicOnDrop;
+
+impl Drop for PanicOnDrop {
+    fn drop(&mut self) {
+        panic!("{INTENTIONAL}: drop");
+    }
+}
+
 /// What every deliberate panic's message contains (the fuzz interpreter's included).
 const INTENTIONAL_MARK: &str = "intentional";
 

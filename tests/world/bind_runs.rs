@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::common::{executors, quiet_intentional_panics, INTENTIONAL};
+use crate::common::{executors, quiet_intentional_panics, PanicOnDrop, INTENTIONAL};
 use wgpu_tween::{CallbackKind, Motion, MotionHandle, MotionWorld};
 
 /// A log of `(motion id, value)` bind calls.
@@ -185,15 +185,6 @@ fn a_panicking_bind_of_a_run_is_caught_for_its_motion() {
         world.update(0.25).unwrap();
         assert_eq!(take(&log), [(0, 2.0), (2, 6.0)], "cancel {cancel}");
         assert_eq!(world.take_callback_errors().len(), usize::from(!cancel));
-    }
-}
-
-/// Panics when dropped.
-struct PanicOnDrop;
-
-impl Drop for PanicOnDrop {
-    fn drop(&mut self) {
-        panic!("{INTENTIONAL}: drop");
     }
 }
 

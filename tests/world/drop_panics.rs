@@ -7,17 +7,8 @@ use crate::common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{executors, quiet_intentional_panics, INTENTIONAL};
+use common::{executors, quiet_intentional_panics, PanicOnDrop, INTENTIONAL};
 use wgpu_tween::{CallbackKind, Motion, MotionHandle, MotionWorld};
-
-/// Panics when dropped.
-struct PanicOnDrop;
-
-impl Drop for PanicOnDrop {
-    fn drop(&mut self) {
-        panic!("{INTENTIONAL}: drop");
-    }
-}
 
 /// A motion of `duration` whose `on_complete` counts into `completes` and captures a value
 /// that panics when dropped.
