@@ -4,10 +4,10 @@
 
 use super::builder::Motion;
 use crate::core::handle::MotionHandle;
-use crate::core::value::Animatable;
+use crate::core::value::{Animatable, RoundingMode};
 use crate::error::BuildError;
 use crate::table::targets::Target;
-use crate::world::bound_run::{own_bind, BindFn, IndexedBind};
+use crate::world::bound_run::IndexedBind;
 use crate::world::MotionWorld;
 
 /// One motion of a batch: what it changes in the batch's base motion (its start and end
@@ -89,7 +89,13 @@ impl<T: Animatable> Motion<T> {
         mut item: impl FnMut(usize) -> BatchItem<T>,
         handles: &mut Vec<MotionHandle>,
     ) -> Result<(), BuildError> {
-        self.add_batch(world, count, |i| (item(i), None), None, handles)
+        self.add_batch(
+            world,
+            count,
+            |i| (item(i), None::<(fn(T), _)>),
+            None,
+            handles,
+        )
     }
 
     /// [`run_batch`](Self::run_batch) with a bind per motion: `item(i)` gives motion `i`'s
@@ -130,7 +136,7 @@ impl<T: Animatable> Motion<T> {
             count,
             |i| {
                 let (item, bind) = item(i);
-                (item, Some(own_bind(bind, rounding)))
+                (item, Some((bind, rounding)))
             },
             None,
             handles,
@@ -172,14 +178,17 @@ impl<T: Animatable> Motion<T> {
         handles: &mut Vec<MotionHandle>,
     ) -> Result<(), BuildError> {
         let shared = IndexedBind::new(bind, self.rounding_mode());
-        self.add_batch(world, count, |i| (item(i), None), Some(shared), handles)
+        let no_own = |i| (item(i), None::<(fn(T), _)>);
+        self.add_batch(world, count, no_own, Some(shared), handles)
     }
 
-    fn add_batch(
+    /// Adds `count` motions made from this one: motion `i` as `item(i)` says, with its own
+    /// bind (and its rounding) where `item` gives one, or `shared`.
+    fn add_batch<B: FnMut(T) + Send + 'static>(
         &self,
         world: &mut MotionWorld,
         count: usize,
-        mut item: impl FnMut(usize) -> (BatchItem<T>, Option<BindFn>),
+        mut item: impl FnMut(usize) -> (BatchItem<T>, Option<(B, RoundingMode)>),
         shared: Option<IndexedBind>,
         handles: &mut Vec<MotionHandle>,
     ) -> Result<(), BuildError> {

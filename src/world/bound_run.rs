@@ -93,7 +93,8 @@ impl<T: Animatable, F: FnMut(T) + Send + 'static> RunBinds for PerMotion<T, F> {
     }
 
     fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>) {
-        let binds = &mut self.binds[first as usize..][..motion_rows.len()];
+        // (As long as the rows: a motion's bind and row are pushed together.)
+        let binds = self.binds.get_mut(first as usize..).unwrap_or_default();
         let rounding = self.rounding;
         let mut visited = 0;
         let result = guarded(|| {

@@ -1,6 +1,6 @@
 //! Inserting motions: one at a time (the builder's terminals, deferred spawns) or a batch.
 
-use super::bound_run::{attach, BindFn, BoundRun, IndexedBind};
+use super::bound_run::{attach, BoundRun, IndexedBind};
 use super::built::{BuiltMotion, MotionOptions};
 use super::callbacks::{guarded, Bind, Callbacks};
 use super::meta::{BoundEntry, SlotMeta};
@@ -71,21 +71,33 @@ impl MotionWorld {
         rounding: RoundingMode,
     ) -> MotionHandle {
         let handle = self.insert_linked(built, None, |world, slot| {
-            let row = world.table.slots[slot as usize].row;
-            let meta = &mut world.table.meta[slot as usize];
-            let exact = meta.options.skip_values_during_delay;
-            meta.has_bind = true;
-            meta.bound = Some(attach(
-                &mut world.bound,
-                meta.seq,
-                row,
-                bind,
-                rounding,
-                exact,
-            ));
+            world.attach_bind(slot, bind, rounding);
         });
         self.settle_inserted();
         handle
+    }
+
+    /// Gives the motion just placed in `slot` its own bind, `bind`, its values rounded as
+    /// `rounding` says.
+    #[inline]
+    fn attach_bind<T: Animatable, F: FnMut(T) + Send + 'static>(
+        &mut self,
+        slot: u32,
+        bind: F,
+        rounding: RoundingMode,
+    ) {
+        let row = self.table.slots[slot as usize].row;
+        let meta = &mut self.table.meta[slot as usize];
+        let exact = meta.options.skip_values_during_delay;
+        meta.has_bind = true;
+        meta.bound = Some(attach(
+            &mut self.bound,
+            meta.seq,
+            row,
+            bind,
+            rounding,
+            exact,
+        ));
     }
 
     /// [`insert`](Self::insert) without applying queued commands afterwards (which could
@@ -371,12 +383,13 @@ impl BatchInsert<'_> {
     }
 
     /// Adds the next motion: `base` with these lane pairs and `params` word, its own bind
-    /// (or the batch's shared one) and its target (checked by the caller).
-    pub(crate) fn push(
+    /// (its values rounded as `rounding` says) or the batch's shared one, and its target
+    /// (checked by the caller).
+    pub(crate) fn push<T: Animatable, F: FnMut(T) + Send + 'static>(
         &mut self,
         pairs: [[f32; 2]; 4],
         word: u32,
-        bind: Option<BindFn>,
+        bind: Option<(F, RoundingMode)>,
         target: Option<Target>,
     ) {
         let world = &mut *self.world;
@@ -392,19 +405,18 @@ impl BatchInsert<'_> {
                 .push(world.next_seq, BoundEntry::Run(Box::new(batch)));
         }
         self.binds |= bind.is_some();
-        let bind = match bind {
-            Some(bind) => Some(Bind::Own(bind)),
-            None => self.bound.then_some(Bind::Batch),
-        };
         let own = OwnPart {
             pairs,
             word,
             curve: self.base.curve.as_ref(),
-            bind,
+            bind: self.bound.then_some(Bind::Batch),
             callbacks: None,
             target,
         };
         let handle = world.place(&self.config, own, None);
+        if let Some((bind, rounding)) = bind {
+            world.attach_bind(handle.slot, bind, rounding);
+        }
         self.handles.push(handle);
         if (self.handles.len() - self.first).is_multiple_of(PLACE_EVERY) {
             world.place_appended();
