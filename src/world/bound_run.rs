@@ -137,8 +137,8 @@ impl IndexedBind {
 }
 
 /// A motion's bind of its own, boxed: one made where the world is not at hand (a deferred
-/// spawn, a batch item, a sequence template's child), or one that found no run to join (the
-/// motion's own entry of the bound list).
+/// spawn, a sequence template's child), or one that found no run to join (the motion's own
+/// entry of the bound list).
 pub(crate) trait OwnBind: Send {
     /// Calls the bind with `value`.
     fn call(&mut self, value: &Lanes);
