@@ -404,6 +404,8 @@ impl BatchInsert<'_> {
                 .bound
                 .push(world.next_seq, BoundEntry::Run(Box::new(batch)));
         }
+        // A batch's motions have their own binds or its shared one, never both.
+        debug_assert!(!(self.bound && bind.is_some()));
         self.binds |= bind.is_some();
         let own = OwnPart {
             pairs,
