@@ -220,24 +220,23 @@ pub(super) fn attach<T: Animatable, F: FnMut(T) + Send + 'static>(
                 return last as u32;
             }
         }
-        Some(entry @ BoundEntry::One(_)) if next == Some(1) => {
-            if let BoundEntry::One(one) = entry {
-                let first = (one.bind.as_mut())
-                    .and_then(|b| b.as_any_mut().downcast_mut::<Own<T, F>>())
-                    .filter(|first| first.rounding == rounding && one.exact == exact)
-                    .and_then(|first| first.bind.take());
-                if let Some(first) = first {
-                    let binds = PerMotion::<T, F> {
-                        binds: vec![Some(first), Some(bind)],
-                        rounding,
-                        _value: std::marker::PhantomData,
-                    };
-                    let mut run = BoundRun::with(Box::new(binds), 2, exact);
-                    run.push(one.row);
-                    run.push(row);
-                    *entry = BoundEntry::Run(Box::new(run));
-                    return last as u32;
-                }
+        Some(BoundEntry::One(one)) if next == Some(1) && one.exact == exact => {
+            let first_row = one.row;
+            let first = (one.bind.as_mut())
+                .and_then(|b| b.as_any_mut().downcast_mut::<Own<T, F>>())
+                .filter(|first| first.rounding == rounding)
+                .and_then(|first| first.bind.take());
+            if let Some(first) = first {
+                let binds = PerMotion::<T, F> {
+                    binds: vec![Some(first), Some(bind)],
+                    rounding,
+                    _value: std::marker::PhantomData,
+                };
+                let mut run = BoundRun::with(Box::new(binds), 2, exact);
+                run.push(first_row);
+                run.push(row);
+                list[last] = BoundEntry::Run(Box::new(run));
+                return last as u32;
             }
         }
         _ => {}

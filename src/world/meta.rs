@@ -57,12 +57,12 @@ pub(super) const GONE: u32 = u32::MAX;
 impl BoundEntry {
     /// The rows of its live motions.
     pub(super) fn live_rows(&self) -> impl Iterator<Item = u32> + '_ {
-        let (one, batch) = match self {
+        let (one, run) = match self {
             BoundEntry::One(one) => (Some(one.row), &[][..]),
             BoundEntry::Run(run) => (None, run.rows()),
         };
         one.into_iter()
-            .chain(batch.iter().copied())
+            .chain(run.iter().copied())
             .filter(|&row| row != GONE)
     }
 }
