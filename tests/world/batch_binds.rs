@@ -7,12 +7,12 @@
 use std::sync::{Arc, Mutex};
 
 use crate::common::{executors, quiet_intentional_panics, INTENTIONAL};
-use wgpu_tween::{BatchItem, BuildError, CallbackKind, Motion, MotionWorld};
+use wgpu_tween::{BatchItem, BuildError, CallbackKind, Motion, MotionHandle, MotionWorld};
 
 /// A log of `(motion id, value)` bind calls: batch motions by their index, others by 100+.
-type Log = Arc<Mutex<Vec<(usize, f32)>>>;
+pub(super) type Log = Arc<Mutex<Vec<(usize, f32)>>>;
 
-fn logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
+pub(super) fn logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
     let log = Arc::clone(log);
     move |x| log.lock().unwrap().push((id, x))
 }
@@ -22,7 +22,7 @@ fn shared_logger(log: &Log) -> impl FnMut(usize, f32) + Send + 'static {
     move |i, x| log.lock().unwrap().push((i, x))
 }
 
-fn take(log: &Log) -> Vec<(usize, f32)> {
+pub(super) fn take(log: &Log) -> Vec<(usize, f32)> {
     std::mem::take(&mut *log.lock().unwrap())
 }
 
@@ -172,23 +172,35 @@ fn a_panicking_shared_bind_is_caught_per_motion() {
                 &mut handles,
             )
             .unwrap();
-        world.update(0.25).unwrap();
-        assert_eq!(
-            take(&log),
-            [(0, 1.0), (2, 3.0)],
-            "cancel {cancel}: the motion after the panic is bound in the same update"
-        );
-        let errors = world.take_callback_errors();
-        assert_eq!(errors.len(), 1, "cancel {cancel}");
-        assert_eq!(
-            (errors[0].handle, errors[0].kind),
-            (handles[1], CallbackKind::Bind)
-        );
-        assert_eq!(world.is_active(handles[1]), !cancel);
-        world.update(0.25).unwrap();
-        assert_eq!(take(&log), [(0, 2.0), (2, 6.0)], "cancel {cancel}");
-        assert_eq!(world.take_callback_errors().len(), usize::from(!cancel));
+        check_a_panicking_second_bind(&mut world, &handles, &log, cancel);
     }
+}
+
+/// Three motions from 0 to 4, 8 and 12 in 1 s, linearly, logged by id (0, 1, 2), whose
+/// second bind panics: it is reported for its motion alone, and with `cancel`
+/// (cancel-on-error) cancels it; the others are bound in the same updates.
+pub(super) fn check_a_panicking_second_bind(
+    world: &mut MotionWorld,
+    handles: &[MotionHandle],
+    log: &Log,
+    cancel: bool,
+) {
+    world.update(0.25).unwrap();
+    assert_eq!(
+        take(log),
+        [(0, 1.0), (2, 3.0)],
+        "cancel {cancel}: the motion after the panic is bound in the same update"
+    );
+    let errors = world.take_callback_errors();
+    assert_eq!(errors.len(), 1, "cancel {cancel}");
+    assert_eq!(
+        (errors[0].handle, errors[0].kind),
+        (handles[1], CallbackKind::Bind)
+    );
+    assert_eq!(world.is_active(handles[1]), !cancel);
+    world.update(0.25).unwrap();
+    assert_eq!(take(log), [(0, 2.0), (2, 6.0)], "cancel {cancel}");
+    assert_eq!(world.take_callback_errors().len(), usize::from(!cancel));
 }
 
 #[test]

@@ -4,28 +4,18 @@
 //! its motion ends, a panic in it caught for its motion alone. Values are hand-worked
 //! (linear eases, dyadic times), on every executor.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use super::batch_binds::{check_a_panicking_second_bind, logger, take, Log};
 
 use crate::common::{executors, quiet_intentional_panics, PanicOnDrop, INTENTIONAL};
 use wgpu_tween::{CallbackKind, Motion, MotionHandle, MotionWorld};
 
-/// A log of `(motion id, value)` bind calls.
-type Log = Arc<Mutex<Vec<(usize, f32)>>>;
-
-/// Every call returns a closure of one type (so that they form runs).
-fn logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
-    let log = Arc::clone(log);
-    move |x| log.lock().unwrap().push((id, x))
-}
-
-/// The same as [`logger`], of another type.
+/// The same as [`logger`] (every call of which returns a closure of one type), of another
+/// type.
 fn other_logger(log: &Log, id: usize) -> impl FnMut(f32) + Send + 'static {
     let log = Arc::clone(log);
     move |x| log.lock().unwrap().push((id, x))
-}
-
-fn take(log: &Log) -> Vec<(usize, f32)> {
-    std::mem::take(&mut *log.lock().unwrap())
 }
 
 /// Motion `id` of [`many`]: from 0 to `id + 1` over its duration, linearly.
@@ -169,22 +159,7 @@ fn a_panicking_bind_of_a_run_is_caught_for_its_motion() {
                     .unwrap()
             })
             .collect();
-        world.update(0.25).unwrap();
-        assert_eq!(
-            take(&log),
-            [(0, 1.0), (2, 3.0)],
-            "cancel {cancel}: the motion after the panic is bound in the same update"
-        );
-        let errors = world.take_callback_errors();
-        assert_eq!(errors.len(), 1, "cancel {cancel}");
-        assert_eq!(
-            (errors[0].handle, errors[0].kind),
-            (handles[1], CallbackKind::Bind)
-        );
-        assert_eq!(world.is_active(handles[1]), !cancel);
-        world.update(0.25).unwrap();
-        assert_eq!(take(&log), [(0, 2.0), (2, 6.0)], "cancel {cancel}");
-        assert_eq!(world.take_callback_errors().len(), usize::from(!cancel));
+        check_a_panicking_second_bind(&mut world, &handles, &log, cancel);
     }
 }
 
