@@ -15,6 +15,21 @@ fn cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
+/// This process's minor page faults so far (0 where `/proc` does not say).
+fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            s.rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(7)?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
 use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 const N: usize = 100_000;
@@ -32,6 +47,11 @@ fn main() {
     if args.get(1).is_some_and(|a| a == "floor") {
         return floor(secs);
     }
+    if args.get(1).is_some_and(|a| a == "floor-columns") {
+        return floor_columns(secs);
+    }
+    // `fresh`: each round into a new, reserved world (the peer benchmark's creation).
+    let fresh = args.get(3).is_some_and(|a| a == "fresh");
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
     for i in 0..N {
@@ -40,10 +60,15 @@ fn main() {
     world.update(1.0 / 60.0).expect("valid delta");
     let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
     let base = motion(0);
-    let (mut timed, mut cpu, mut made) = (Duration::ZERO, 0u64, 0usize);
+    let (mut timed, mut cpu, mut made, mut faults) = (Duration::ZERO, 0u64, 0usize, 0u64);
     let end = Instant::now() + Duration::from_secs_f64(secs);
     while Instant::now() < end {
-        let (start, start_cpu) = (Instant::now(), cpu_ns());
+        if fresh {
+            world = MotionWorld::new();
+            world.set_cpu_threads(1);
+            world.reserve(N);
+        }
+        let (start, start_cpu, start_faults) = (Instant::now(), cpu_ns(), minor_faults());
         if batch {
             base.run_batch(
                 &mut world,
@@ -57,16 +82,22 @@ fn main() {
         }
         timed += start.elapsed();
         cpu += cpu_ns() - start_cpu;
+        faults += minor_faults() - start_faults;
         made += N;
+        if fresh {
+            handles.clear();
+            continue;
+        }
         for h in handles.drain(..) {
             world.cancel(h).expect("live motion");
         }
     }
     println!(
-        "{}: {:.1} ns CPU, {:.1} ns wall per motion",
+        "{}: {:.1} ns CPU, {:.1} ns wall, {:.3} page faults per motion",
         if batch { "run_batch" } else { "run" },
         cpu as f64 / made as f64,
-        timed.as_nanos() as f64 / made as f64
+        timed.as_nanos() as f64 / made as f64,
+        faults as f64 / made as f64
     );
 }
 
@@ -139,6 +170,72 @@ fn floor(secs: f64) {
     }
     println!(
         "floor: {:.1} ns CPU, {:.1} ns wall per motion",
+        cpu as f64 / made as f64,
+        timed.as_nanos() as f64 / made as f64
+    );
+}
+
+/// The floor written a column at a time, blocks of `BLOCK` motions.
+fn floor_columns(secs: f64) {
+    const BLOCK: usize = 512;
+    let mut c = Columns::default();
+    for i in 0..2 * N {
+        c.slots.push([0; 4]);
+        c.meta.push([0; 8]);
+        c.callbacks.push(None);
+        if i < N {
+            c.push(i as u32, i as f32);
+        }
+    }
+    let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
+    let mut tos = Vec::with_capacity(BLOCK);
+    let mut slots = Vec::with_capacity(BLOCK);
+    let (mut timed, mut cpu, mut made, mut seq) = (Duration::ZERO, 0u64, 0usize, 0u64);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        c.free.extend((N as u32..2 * N as u32).rev());
+        let (start, start_cpu) = (Instant::now(), cpu_ns());
+        for b in (0..N).step_by(BLOCK) {
+            tos.clear();
+            for i in b..(b + BLOCK).min(N) {
+                let to = std::hint::black_box(i as f32);
+                assert!(to.is_finite());
+                tos.push(to);
+            }
+            slots.clear();
+            let first = c.rows.len() as u32;
+            for k in 0..tos.len() {
+                let slot = c.free.pop().expect("a free slot");
+                slots.push(slot);
+                let entry = &mut c.slots[slot as usize];
+                *entry = [first + k as u32, entry[1] + 2, 0, 1];
+                seq += 1;
+                c.meta[slot as usize] = [seq, 0, 0, 0, 0, 0, 0, 0];
+                c.callbacks[slot as usize] = None;
+            }
+            c.rows
+                .extend(slots.iter().map(|&s| [0, 0, 0, 0, 0, u32::MAX, s, 0]));
+            c.lanes[0].extend(tos.iter().map(|&t| [0.0, t]));
+            for l in &mut c.lanes[1..] {
+                l.extend(std::iter::repeat_n([0.0; 2], tos.len()));
+            }
+            for o in &mut c.outputs {
+                o.extend(std::iter::repeat_n(0.0, tos.len()));
+            }
+            c.slot_of.extend_from_slice(&slots);
+            handles.extend(std::iter::repeat_n(MotionHandle::default(), tos.len()));
+        }
+        timed += start.elapsed();
+        cpu += cpu_ns() - start_cpu;
+        made += N;
+        handles.clear();
+        c.rows.truncate(N);
+        c.lanes.iter_mut().for_each(|l| l.truncate(N));
+        c.outputs.iter_mut().for_each(|o| o.truncate(N));
+        c.slot_of.truncate(N);
+    }
+    println!(
+        "floor-columns: {:.1} ns CPU, {:.1} ns wall per motion",
         cpu as f64 / made as f64,
         timed.as_nanos() as f64 / made as f64
     );

@@ -45,13 +45,14 @@ impl<M> Metas<M> {
     }
 }
 
-/// A motion to insert: its row (anchored), lanes and parameters, the owner's metadata, and
-/// what its slot records for `value(h)`.
-pub(crate) struct NewMotion<M> {
+/// Motions of one configuration to insert together: motion `i` has the row `row` (anchored)
+/// with the `params` word `words[i]`, the lane pairs `pairs[i]` and the parameters
+/// `params[i]`.
+pub(crate) struct NewMotions<'a> {
     pub row: MotionRow,
-    pub pairs: [[f32; 2]; 4],
-    pub params: [f32; 4],
-    pub meta: M,
+    pub words: &'a [u32],
+    pub pairs: &'a [[[f32; 2]; 4]],
+    pub params: &'a [[f32; 4]],
     /// The animated type's index (see `Slot::value_type`).
     pub value_type: u16,
     /// The update count's low 32 bits (see `Slot::changed`).
@@ -59,6 +60,7 @@ pub(crate) struct NewMotion<M> {
 }
 
 /// Where [`MotionTable::append`] put a motion.
+#[derive(Clone, Copy, Default)]
 pub(crate) struct Appended {
     pub slot: u32,
     pub version: u32,
@@ -102,29 +104,44 @@ impl<M: Clone + Default> MotionTable<M> {
         self.rows.len()
     }
 
-    /// Adds a motion past the end of the runs, into `reserved` (a `(slot, version)`
-    /// reserved from [`fresh`](Self::fresh)) or a free or fresh slot. Motions appended are
-    /// in the table (their slots point at their rows) but in no run: call
+    /// Adds motions past the end of the runs, the first into `reserved` (a `(slot,
+    /// version)` reserved from [`fresh`](Self::fresh)) where given, the others into free or
+    /// fresh slots; motion `i`'s metadata is what `meta(i, where_it_went)` returns. Motions
+    /// appended are in the table (their slots point at their rows) but in no run: call
     /// [`place_appended`](Self::place_appended) before anything else reads or moves rows.
-    #[inline]
-    pub fn append(&mut self, new: NewMotion<M>, reserved: Option<(u32, u32)>) -> Appended {
-        let row = self.rows.len() as u32;
+    ///
+    /// Always inlined: a single motion's insert (slices of one) then compiles to
+    /// straight-line code, without the loops a block needs.
+    #[inline(always)]
+    pub fn append(
+        &mut self,
+        new: NewMotions<'_>,
+        reserved: Option<(u32, u32)>,
+        mut meta: impl FnMut(usize, Appended) -> M,
+    ) {
+        let (slots, metas, fresh) = (&mut self.slots, &mut self.meta.0, &*self.fresh);
+        let mut reserved = reserved;
         let bits = new.row.rounding() as u8 & BITS_ROUNDING;
-        let (slot, version) = self.slots.occupy(
-            reserved,
-            &self.fresh,
-            row,
-            new.value_type,
-            bits,
-            new.changed,
-        );
-        self.rows.push(new.row, new.pairs, new.params, slot);
-        let needed = slot as usize + 1;
-        if self.meta.0.len() < needed {
-            self.meta.0.resize(needed, M::default());
-        }
-        self.meta.0[slot as usize] = new.meta;
-        Appended { slot, version, row }
+        self.rows
+            .push_block(&new.row, new.words, new.pairs, new.params, |i, row| {
+                let (slot, version) = slots.occupy(
+                    reserved.take(),
+                    fresh,
+                    row,
+                    new.value_type,
+                    bits,
+                    new.changed,
+                );
+                let own = meta(i, Appended { slot, version, row });
+                match metas.get_mut(slot as usize) {
+                    Some(entry) => *entry = own,
+                    None => {
+                        metas.resize(slot as usize, M::default());
+                        metas.push(own);
+                    }
+                }
+                slot
+            });
     }
 
     /// Moves the appended motions into their runs (in order, each at the end of its run);
@@ -228,8 +245,8 @@ mod tests {
     use crate::core::settings::{DelayType, LoopType, TimeKind};
     use bytemuck::Zeroable;
 
-    /// A motion of `lanes` lerped lanes whose metadata is `tag`.
-    fn motion(lanes: usize, tag: u32) -> NewMotion<u32> {
+    /// A motion of `lanes` lerped lanes whose metadata is `tag` (its row and lane pairs).
+    fn motion(lanes: usize, tag: u32) -> (MotionRow, [[f32; 2]; 4], u32) {
         let flags = pack_flags(
             Ease::Linear,
             LoopType::Restart,
@@ -238,37 +255,39 @@ mod tests {
             lanes,
             0,
         );
-        NewMotion {
-            row: MotionRow {
-                duration: 1.0,
-                loops: 1,
-                speed: 1.0,
-                flags,
-                ..MotionRow::zeroed()
-            },
-            pairs: [[tag as f32, 0.0]; 4],
-            params: [0.0; 4],
-            meta: tag,
-            value_type: 0,
-            changed: 0,
-        }
+        let row = MotionRow {
+            duration: 1.0,
+            loops: 1,
+            speed: 1.0,
+            flags,
+            ..MotionRow::zeroed()
+        };
+        (row, [[tag as f32, 0.0]; 4], tag)
     }
 
     /// Appends motions and places them together; returns their `(slot, version)` and the
     /// rows that moved.
     fn insert(
         table: &mut MotionTable<u32>,
-        motions: impl IntoIterator<Item = NewMotion<u32>>,
+        motions: impl IntoIterator<Item = (MotionRow, [[f32; 2]; 4], u32)>,
         reserved: Option<(u32, u32)>,
     ) -> (Vec<(u32, u32)>, Vec<u32>) {
-        let mut reserved = reserved;
-        let made = motions
-            .into_iter()
-            .map(|m| {
-                let a = table.append(m, reserved.take());
-                (a.slot, a.version)
-            })
-            .collect();
+        let (rows, pairs, tags): (Vec<MotionRow>, Vec<_>, Vec<_>) = motions.into_iter().collect();
+        let params = vec![[0.0; 4]; rows.len()];
+        let words: Vec<u32> = rows.iter().map(|r| r.params).collect();
+        let new = NewMotions {
+            row: rows[0],
+            words: &words,
+            pairs: &pairs,
+            params: &params,
+            value_type: 0,
+            changed: 0,
+        };
+        let mut made = Vec::new();
+        table.append(new, reserved, |i, a| {
+            made.push((a.slot, a.version));
+            tags[i]
+        });
         let moved = table.place_appended();
         (made, moved.clone())
     }

@@ -69,14 +69,18 @@ pub(crate) struct Touched {
 
 impl Touched {
     fn mark(&mut self, index: u32, len: usize) {
+        self.mark_range(index..index + 1, len);
+    }
+
+    fn mark_range(&mut self, indices: std::ops::Range<u32>, len: usize) {
         if self.all {
             return;
         }
-        if self.rows.len() >= (len / 4).max(1024) {
+        if self.rows.len() + indices.len() > (len / 4).max(1024) {
             self.all = true;
             self.rows.clear();
         } else {
-            self.rows.push(index);
+            self.rows.extend(indices);
         }
     }
 }
@@ -158,34 +162,51 @@ impl Rows {
         &self.slot_of
     }
 
-    /// Appends a row past the runs (`place_pending` puts it in its run); returns its index.
-    pub(super) fn push(
+    /// Appends rows past the runs (`place_pending` puts them in their runs): row `i` is
+    /// `row` with the `params` word `words[i]`, the lane pairs `pairs[i]` and the
+    /// parameters `params[i]`, owned by the slot that `slot(i, index)` gives (`index`: its
+    /// row). One column at a time, each written in one pass, so that a block of motions
+    /// costs about what copying its bytes does (inlined: see `MotionTable::append`).
+    #[inline(always)]
+    pub(super) fn push_block(
         &mut self,
-        row: MotionRow,
-        pairs: [[f32; 2]; 4],
-        params: [f32; 4],
-        slot: u32,
-    ) -> u32 {
-        let index = self.rows.len() as u32;
-        self.rows.push(row);
-        let [p0, p1, p2, p3] = params;
-        let sections = pairs.into_iter().chain([[p0, p1], [p2, p3]]);
-        for (column, pair) in self.lanes.iter_mut().zip(sections) {
-            column.push(pair);
+        row: &MotionRow,
+        words: &[u32],
+        pairs: &[[[f32; 2]; 4]],
+        params: &[[f32; 4]],
+        slot: impl FnMut(usize, u32) -> u32,
+    ) {
+        let (first, n) = (self.rows.len() as u32, words.len());
+        debug_assert!(pairs.len() == n && params.len() == n);
+        let mut slot = slot;
+        // A plain loop: an `extend` of a `map` would keep `slot` out of line.
+        self.slot_of.reserve(n);
+        for (i, row) in (first..first + n as u32).enumerate() {
+            self.slot_of.push(slot(i, row));
         }
+        let rows = words.iter().map(|&params| MotionRow { params, ..*row });
+        self.rows.extend(rows);
+        let [l0, l1, l2, l3, p01, p23] = &mut self.lanes;
+        for (k, column) in [l0, l1, l2, l3].into_iter().enumerate() {
+            column.extend(pairs.iter().map(|p| p[k]));
+        }
+        p01.extend(params.iter().map(|&[p0, p1, _, _]| [p0, p1]));
+        p23.extend(params.iter().map(|&[_, _, p2, p3]| [p2, p3]));
         // Outputs start at the value at progress E(0) = 0: what a pipelined readback shows
         // until the first value of this row comes back.
-        let start = row_value(&row, pairs, 0.0, 0.0);
-        for (column, value) in self.outputs.iter_mut().zip(start) {
-            column.push(value);
+        let added = &self.rows[first as usize..];
+        for (row, &pairs) in added.iter().zip(pairs) {
+            let start = row_value(row, pairs, 0.0, 0.0);
+            for (column, value) in self.outputs.iter_mut().zip(start) {
+                column.push(value);
+            }
         }
-        self.slot_of.push(slot);
-        self.touched.mark(index, self.rows.len());
+        let added = first..first + n as u32;
+        self.touched.mark_range(added.clone(), self.rows.len());
         if let Some(log) = &mut self.gpu_journal {
-            log.origin.push(DIRTY);
-            log.touched.push(index);
+            log.origin.resize(self.rows.len(), DIRTY);
+            log.touched.extend(added);
         }
-        index
     }
 
     /// Replaces a row's timing (re-anchoring).

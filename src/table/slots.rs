@@ -151,18 +151,22 @@ impl Slots {
                 None => fresh.reserve(),
             },
         };
-        let needed = index as usize + 1;
-        if self.slots.len() < needed {
-            // Reserved-but-unapplied indices in between stay vacant and off the free list.
-            self.slots.resize(needed, Slot::VACANT);
-        }
-        self.slots[index as usize] = Slot {
+        let slot = Slot {
             version,
             row,
             changed,
             value_type,
             bits,
         };
+        match self.slots.get_mut(index as usize) {
+            Some(entry) => *entry = slot,
+            None => {
+                // Reserved-but-unapplied indices in between stay vacant and off the free
+                // list.
+                self.slots.resize(index as usize, Slot::VACANT);
+                self.slots.push(slot);
+            }
+        }
         (index, version)
     }
 

@@ -3,7 +3,8 @@
 use crate::core::curve::AnimationCurve;
 use crate::core::row::MotionRow;
 use crate::table::targets::Target;
-use crate::world::callbacks::{Bind, Callbacks};
+use crate::world::bound_run::BindFn;
+use crate::world::callbacks::Callbacks;
 
 /// Boolean settings of a built motion that the world keeps per slot.
 #[derive(Clone, Copy, Debug, Default)]
@@ -30,7 +31,7 @@ pub(crate) struct BuiltMotion {
     /// The animated type (`value::<T>` checks it).
     pub value_type: std::any::TypeId,
     /// The bind (kept apart from the other callbacks: the world keeps it in its bound list).
-    pub bind: Option<Bind>,
+    pub bind: Option<BindFn>,
     pub callbacks: Option<Box<Callbacks>>,
     /// Where the value is written besides its row, if anywhere (the world checks it).
     pub target: Option<Target>,

@@ -3,22 +3,11 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::bound_run::BindFn;
 use super::completion::Resolver;
 use crate::core::handle::MotionHandle;
 
 pub(crate) type EventFn = Box<dyn FnMut() + Send>;
 pub(crate) type LoopFn = Box<dyn FnMut(u32) + Send>;
-
-/// A built motion's bind: its own closure, or its place in a batch's shared bind.
-pub(crate) enum Bind {
-    /// Its own closure (`bind`, `bind_batch`), which joins a run of closures of its type
-    /// when it can.
-    Own(BindFn),
-    /// A motion of the batch being inserted, whose shared bind is the bound list's last
-    /// entry (`bind_batch_indexed`); its index there follows from its sequence number.
-    Batch,
-}
 
 /// A motion's callbacks but its bind (which the world keeps in its bound list). Boxed once
 /// per motion that has any, so a `run()` or `bind()` motion costs no allocation for them.

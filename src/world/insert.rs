@@ -1,8 +1,8 @@
 //! Inserting motions: one at a time (the builder's terminals, deferred spawns) or a batch.
 
-use super::bound_run::{attach, BoundRun, IndexedBind};
+use super::bound_run::{attach, BindFn, BoundRun, IndexedBind};
 use super::built::{BuiltMotion, MotionOptions};
-use super::callbacks::{guarded, Bind, Callbacks};
+use super::callbacks::{guarded, Callbacks};
 use super::meta::{BoundEntry, SlotMeta};
 use super::MotionWorld;
 use crate::core::curve::AnimationCurve;
@@ -10,7 +10,7 @@ use crate::core::handle::{GroupId, MotionHandle};
 use crate::core::row::MotionRow;
 use crate::core::value::{Animatable, RoundingMode};
 use crate::eval::adapters::row_value;
-use crate::table::motions::NewMotion;
+use crate::table::motions::{Appended, NewMotions};
 use crate::table::targets::Target;
 
 impl MotionWorld {
@@ -172,77 +172,47 @@ impl MotionWorld {
         own: OwnPart<'_>,
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
-        let mut row = config.row;
-        row.params = own.word;
-        if config.auto_seed {
-            // Unique per motion for the world's first 2^32 motions (pcg is a bijection).
-            row.params = crate::eval::adapters::pcg(self.next_seq as u32 ^ 0x5eed_5eed);
-        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let word = if config.auto_seed {
+            seed(seq)
+        } else {
+            own.word
+        };
         // An animation curve's keys go into the world's key table (freed with the row).
         let params = match own.curve {
             Some(curve) => self.table.rows.curves.insert(curve),
             None => config.params,
         };
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let has_bind = own.bind.is_some();
         let callbacks = own.callbacks.as_deref();
-        let meta = SlotMeta {
-            seq,
-            stamp: 0,
-            options: config.options,
-            debug_name: config.debug_name,
-            has_bind,
-            has_loop_callback: callbacks.is_some_and(|c| c.loop_complete.is_some()),
-            awaits_start: callbacks.is_some_and(|c| c.start.is_some()),
-            birth_update: self.updates,
-            touched: false,
-            pending_removal: false,
-            target: None,
-            is_sequence: false,
-            in_sequence: false,
-            ended: false,
-            bound: None, // linked below
-            nudged: false,
-        };
-        let new = NewMotion {
-            row,
-            pairs: own.pairs,
-            params,
-            meta,
+        let mut meta = Some(config.meta(seq, self.updates, own.bind.is_some(), callbacks));
+        let new = NewMotions {
+            row: config.row,
+            words: std::slice::from_ref(&word),
+            pairs: std::slice::from_ref(&own.pairs),
+            params: std::slice::from_ref(&params),
             value_type: config.value_type,
             changed: self.updates as u32,
         };
-        let appended = self
-            .table
-            .append(new, reserved.map(|h| (h.slot, h.version)));
-        let (slot, version, row_index) = (appended.slot, appended.version, appended.row);
-        if self.callbacks.len() <= slot as usize {
-            self.callbacks.resize_with(slot as usize + 1, || None);
-        }
+        let mut placed = Appended::default();
+        let reserved = reserved.map(|h| (h.slot, h.version));
+        self.table.append(new, reserved, |_, appended| {
+            placed = appended;
+            meta.take().unwrap_or_default()
+        });
+        let Appended { slot, version, row } = placed;
+        self.make_room_for_callbacks(slot);
+        self.callbacks[slot as usize] = own.callbacks;
         if let Some(target) = &own.target {
             // Checked by the builder's terminal; a deferred spawn's is checked here.
-            self.link_target(slot, row_index, target, row.lane_count());
+            self.link_target(slot, row, target, config.row.lane_count());
         }
-        self.callbacks[slot as usize] = own.callbacks;
-        self.table.meta[slot as usize].bound = match own.bind {
-            Some(Bind::Own(bind)) => Some(bind.attach(
-                &mut self.bound,
-                seq,
-                row_index,
-                config.options.skip_values_during_delay,
-            )),
-            // Its batch is the last entry.
-            Some(Bind::Batch) => match self.bound.last_mut() {
-                Some(BoundEntry::Run(run)) => {
-                    run.push(row_index);
-                    Some(self.bound.len() as u32 - 1)
-                }
-                _ => None,
-            },
-            None => None,
-        };
-        self.schedule(slot, row_index, 0.0);
+        if let Some(bind) = own.bind {
+            let exact = config.options.skip_values_during_delay;
+            let entry = bind.attach(&mut self.bound, seq, row, exact);
+            self.table.meta[slot as usize].bound = Some(entry);
+        }
+        self.schedule(slot, row, 0.0);
         let handle = MotionHandle {
             world: self.id,
             slot,
@@ -252,6 +222,14 @@ impl MotionWorld {
             self.join_group(g, handle);
         }
         handle
+    }
+
+    /// Grows the callback column to hold `slot` (a vacant slot's entry is `None`).
+    #[inline]
+    fn make_room_for_callbacks(&mut self, slot: u32) {
+        if self.callbacks.len() <= slot as usize {
+            self.callbacks.resize_with(slot as usize + 1, || None);
+        }
     }
 
     /// Moves the motions `place` appended into their runs (a block of them at once), and
@@ -291,13 +269,52 @@ struct Config {
     value_type: u16,
 }
 
+impl Config {
+    /// The metadata of a motion of this configuration, number `seq`, made in update
+    /// `update` (its bound entry and target linked later).
+    #[inline]
+    fn meta(
+        &self,
+        seq: u64,
+        update: u64,
+        has_bind: bool,
+        callbacks: Option<&Callbacks>,
+    ) -> SlotMeta {
+        SlotMeta {
+            seq,
+            stamp: 0,
+            options: self.options,
+            debug_name: self.debug_name,
+            has_bind,
+            has_loop_callback: callbacks.is_some_and(|c| c.loop_complete.is_some()),
+            awaits_start: callbacks.is_some_and(|c| c.start.is_some()),
+            birth_update: update,
+            touched: false,
+            pending_removal: false,
+            target: None,
+            is_sequence: false,
+            in_sequence: false,
+            ended: false,
+            bound: None,
+            nudged: false,
+        }
+    }
+}
+
+/// The `params` word of a shake without an explicit seed: unique per motion for the world's
+/// first 2^32 motions (pcg is a bijection).
+#[inline]
+fn seed(seq: u64) -> u32 {
+    crate::eval::adapters::pcg(seq as u32 ^ 0x5eed_5eed)
+}
+
 /// What a motion has of its own beside its configuration.
 struct OwnPart<'a> {
     pairs: [[f32; 2]; 4],
     /// The row's `params` word.
     word: u32,
     curve: Option<&'a AnimationCurve>,
-    bind: Option<Bind>,
+    bind: Option<BindFn>,
     callbacks: Option<Box<Callbacks>>,
     target: Option<Target>,
 }
@@ -321,62 +338,98 @@ impl MotionWorld {
 
 impl MotionWorld {
     /// Starts inserting a batch of about `count` motions made from `base` (checked by the
-    /// caller, its group too), their handles appended to `handles`. With `shared`, motion
-    /// `i` of the batch is bound to it as index `i` (the world holds fewer than 2³² motions).
-    pub(crate) fn insert_batch<'a>(
+    /// caller, its group too), their handles appended to `handles`; the motions' own binds
+    /// are of type `B`. With `shared`, motion `i` of the batch is bound to it as index `i`
+    /// (the world holds fewer than 2³² motions).
+    pub(crate) fn insert_batch<'a, T: Animatable, B: FnMut(T) + Send + 'static>(
         &'a mut self,
         base: &'a BuiltMotion,
         count: usize,
         shared: Option<IndexedBind>,
         handles: &'a mut Vec<MotionHandle>,
-    ) -> BatchInsert<'a> {
+    ) -> BatchInsert<'a, T, B> {
         // A hint: a count beyond memory fails as the motions come, like a growing `Vec`.
         let hint = count.min(1 << 20);
         self.reserve(hint);
         handles.reserve(hint);
+        let mut staged = std::mem::take(&mut self.staged);
+        staged.clear();
         BatchInsert {
             config: self.configure(base),
             world: self,
             base,
             first: handles.len(),
             handles,
+            staged,
+            binds: Vec::new(),
             bound: shared.is_some(),
-            binds: shared.is_some(),
             shared,
+            has_binds: false,
             hint,
             finished: false,
+            _values: std::marker::PhantomData,
         }
     }
 }
 
-/// Motions a batch appends between placements: their rows are still in cache when placed.
-const PLACE_EVERY: usize = 1024;
+/// Motions a batch stages before it places them together, a column at a time: about as
+/// many as fit in the first-level cache.
+const BLOCK: usize = 256;
 
-/// A batch being inserted. Each motion goes in as soon as it is checked
-/// ([`push`](Self::push)), so that a batch of any size is read once, past the table's runs,
-/// and is placed in its run with the next [`PLACE_EVERY`] (in a world of one shape, the run
-/// just grows over them). A batch adds all of its motions or none: dropped before
+/// The columns of a batch's motions not yet placed (kept by the world between batches, so
+/// that a batch allocates nothing once the world has made one).
+#[derive(Default)]
+pub(crate) struct Staged {
+    /// The rows' `params` words.
+    words: Vec<u32>,
+    pairs: Vec<[[f32; 2]; 4]>,
+    params: Vec<[f32; 4]>,
+    /// `(index in the block, target)` of the motions that have one.
+    targets: Vec<(u32, Target)>,
+}
+
+impl Staged {
+    fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    fn clear(&mut self) {
+        self.words.clear();
+        self.pairs.clear();
+        self.params.clear();
+        self.targets.clear();
+    }
+}
+
+/// A batch being inserted. Its motions are staged as they are checked
+/// ([`push`](Self::push)) and placed [`BLOCK`] at a time: a block's columns are appended
+/// one after another and placed in their run (in a world of one shape, the run just grows
+/// over them). A batch adds all of its motions or none: dropped before
 /// [`finish`](Self::finish) (a later motion was invalid, or the caller panicked) it takes
-/// out the ones it added, before anything saw them (their immediate binds wait for
+/// out the ones it placed, before anything saw them (their immediate binds wait for
 /// `finish`, and queued commands for the next `settle`).
-pub(crate) struct BatchInsert<'a> {
+pub(crate) struct BatchInsert<'a, T: Animatable, B: FnMut(T) + Send + 'static> {
     world: &'a mut MotionWorld,
     base: &'a BuiltMotion,
     config: Config,
     handles: &'a mut Vec<MotionHandle>,
     /// Where this batch's handles start in `handles`.
     first: usize,
-    /// The batch's shared bind, until its first motion puts it in the bound list.
+    staged: Staged,
+    /// The staged motions' own binds (all of them have one, or none does).
+    binds: Vec<(B, RoundingMode)>,
+    /// The batch's shared bind, until its first block puts it in the bound list.
     shared: Option<IndexedBind>,
     /// The batch has a shared bind (in `shared` or in the bound list).
     bound: bool,
     /// A motion of the batch has a bind (its own or the shared one).
-    binds: bool,
+    has_binds: bool,
     hint: usize,
     finished: bool,
+    _values: std::marker::PhantomData<fn(T)>,
 }
 
-impl BatchInsert<'_> {
+impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
     /// The world the batch goes into (to check a motion's target).
     pub(crate) fn world(&self) -> &MotionWorld {
         self.world
@@ -385,53 +438,123 @@ impl BatchInsert<'_> {
     /// Adds the next motion: `base` with these lane pairs and `params` word, its own bind
     /// (its values rounded as `rounding` says) or the batch's shared one, and its target
     /// (checked by the caller).
-    pub(crate) fn push<T: Animatable, F: FnMut(T) + Send + 'static>(
+    pub(crate) fn push(
         &mut self,
         pairs: [[f32; 2]; 4],
         word: u32,
-        bind: Option<(F, RoundingMode)>,
+        bind: Option<(B, RoundingMode)>,
         target: Option<Target>,
     ) {
-        let world = &mut *self.world;
-        if let Some(shared) = self.shared.take() {
-            // One entry for the batch, its motions added as they are inserted.
-            let batch = BoundRun::shared(
-                shared,
-                self.hint,
-                self.config.options.skip_values_during_delay,
-            );
-            world
-                .bound
-                .push(world.next_seq, BoundEntry::Run(Box::new(batch)));
+        let staged = &mut self.staged;
+        let index = staged.len();
+        staged.words.push(word);
+        staged.pairs.push(pairs);
+        staged.params.push(self.config.params);
+        if let Some(target) = target {
+            staged.targets.push((index as u32, target));
         }
         // A batch's motions have their own binds or its shared one, never both.
         debug_assert!(!(self.bound && bind.is_some()));
-        self.binds |= bind.is_some();
-        let own = OwnPart {
-            pairs,
-            word,
-            curve: self.base.curve.as_ref(),
-            bind: self.bound.then_some(Bind::Batch),
-            callbacks: None,
-            target,
+        debug_assert_eq!(self.binds.len(), if bind.is_some() { index } else { 0 });
+        self.binds.extend(bind);
+        if staged.len() == BLOCK {
+            self.place_staged();
+        }
+    }
+
+    /// Places the staged motions in the table, column by column, and links each to what it
+    /// names (bind, target, group, predicted event).
+    fn place_staged(&mut self) {
+        let n = self.staged.len();
+        if n == 0 {
+            return;
+        }
+        let world = &mut *self.world;
+        let config = &self.config;
+        let first_seq = world.next_seq;
+        world.next_seq += n as u64;
+        let staged = &mut self.staged;
+        if config.auto_seed {
+            for (k, word) in staged.words.iter_mut().enumerate() {
+                *word = seed(first_seq + k as u64);
+            }
+        }
+        // An animation curve's keys: each motion's own copy (freed with its row).
+        if let Some(curve) = &self.base.curve {
+            for params in &mut staged.params {
+                *params = world.table.rows.curves.insert(curve);
+            }
+        }
+        if let Some(shared) = self.shared.take() {
+            // One entry for the batch, its motions added as they are placed.
+            let exact = config.options.skip_values_during_delay;
+            let run = BoundRun::shared(shared, self.hint, exact);
+            world.bound.push(first_seq, BoundEntry::Run(Box::new(run)));
+        }
+        // The shared bind's entry: the bound list's last (it is made with the batch's
+        // first block, and the batch adds no other).
+        let entry = self.bound.then(|| world.bound.len() as u32 - 1);
+        let mut shared_run = match world.bound.last_mut() {
+            Some(BoundEntry::Run(run)) if self.bound => Some(run),
+            _ => None,
         };
-        let handle = world.place(&self.config, own, None);
-        if let Some((bind, rounding)) = bind {
-            world.attach_bind(handle.slot, bind, rounding);
+        let bound = self.bound || !self.binds.is_empty();
+        self.has_binds |= bound;
+        let new = NewMotions {
+            row: config.row,
+            words: &staged.words,
+            pairs: &staged.pairs,
+            params: &staged.params,
+            value_type: config.value_type,
+            changed: world.updates as u32,
+        };
+        let (handles, id, update) = (&mut *self.handles, world.id, world.updates);
+        world.table.append(new, None, |k, placed| {
+            handles.push(MotionHandle {
+                world: id,
+                slot: placed.slot,
+                version: placed.version,
+            });
+            if let Some(run) = &mut shared_run {
+                run.push(placed.row);
+            }
+            let mut meta = config.meta(first_seq + k as u64, update, bound, None);
+            meta.bound = entry;
+            meta
+        });
+        let placed = self.handles.len() - n..;
+        let first_row = world.table.len() as u32 - n as u32;
+        if let Some(last) = self.handles[placed.clone()].iter().map(|h| h.slot).max() {
+            world.make_room_for_callbacks(last);
         }
-        self.handles.push(handle);
-        if (self.handles.len() - self.first).is_multiple_of(PLACE_EVERY) {
-            world.place_appended();
+        for (k, target) in staged.targets.drain(..) {
+            let slot = self.handles[placed.start + k as usize].slot;
+            world.link_target(slot, first_row + k, &target, config.row.lane_count());
         }
+        for (k, (bind, rounding)) in self.binds.drain(..).enumerate() {
+            world.attach_bind(self.handles[placed.start + k].slot, bind, rounding);
+        }
+        if super::visit::may_have_events(&config.row, false, false) {
+            for (k, h) in self.handles[placed.clone()].iter().enumerate() {
+                world.schedule(h.slot, first_row + k as u32, 0.0);
+            }
+        }
+        if let Some(g) = config.group {
+            for &h in &self.handles[placed] {
+                world.join_group(g, h);
+            }
+        }
+        staged.clear();
+        world.place_appended();
     }
 
     /// Ends the batch: runs the immediate binds in creation order, then applies the
     /// commands they (or anything else) queued.
     pub(crate) fn finish(mut self) {
+        self.place_staged();
         self.finished = true;
         let world = &mut *self.world;
-        world.place_appended();
-        if self.binds && self.config.options.immediate_bind {
+        if self.has_binds && self.config.options.immediate_bind {
             for h in &self.handles[self.first..] {
                 if world.table.meta[h.slot as usize].has_bind {
                     world.bind_at_start(h.slot);
@@ -442,20 +565,24 @@ impl BatchInsert<'_> {
     }
 }
 
-impl Drop for BatchInsert<'_> {
+impl<T: Animatable, B: FnMut(T) + Send + 'static> Drop for BatchInsert<'_, T, B> {
     fn drop(&mut self) {
         let world = &mut *self.world;
         if !self.finished {
-            world.place_appended();
             for h in self.handles.drain(self.first..) {
                 world.mark_removal(h.slot);
             }
             world.apply_removals();
+            // Binds staged but never placed, dropped as a removed motion's are (a panic in
+            // their `Drop` has no motion to name).
+            for bind in self.binds.drain(..) {
+                let _ = guarded(move || drop(bind));
+            }
         }
-        // A shared bind with no motion to bind: dropped here (a panic in its `Drop` has no
-        // motion to name).
+        // A shared bind with no motion to bind: dropped here.
         if let Some(shared) = self.shared.take() {
             let _ = guarded(move || drop(shared));
         }
+        world.staged = std::mem::take(&mut self.staged);
     }
 }

@@ -128,6 +128,8 @@ pub struct MotionWorld {
     /// (`ops.rs`, `unnudge_moved`; each has `SlotMeta::nudged`): few, as a moving update
     /// takes them off.
     nudged: Vec<MotionHandle>,
+    /// A batch's motions waiting to be placed (`insert.rs`), kept for the next batch.
+    staged: insert::Staged,
 }
 
 impl Default for MotionWorld {
@@ -174,6 +176,7 @@ impl MotionWorld {
             value_types: Vec::new(),
             finals: finals::Finals::default(),
             nudged: Vec::new(),
+            staged: insert::Staged::default(),
         }
     }
 

@@ -8,6 +8,7 @@ use super::events::{next_event_key, Event};
 use super::meta::{BoundEntry, GONE};
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
+use crate::core::row::MotionRow;
 use crate::core::settings::MotionStatus;
 use crate::core::value::Lanes;
 use crate::eval::{progress, Progress};
@@ -324,8 +325,8 @@ impl MotionWorld {
             return; // its sequence drives it
         }
         let row = &self.table.rows.rows[row_index as usize];
-        if row.speed <= 0.0 || (row.loops < 0 && !meta.has_loop_callback && !meta.awaits_start) {
-            return; // no event ever (see `next_event_key`): spare the evaluation
+        if !may_have_events(row, meta.has_loop_callback, meta.awaits_start) {
+            return; // spare the evaluation
         }
         let now = progress(row, time);
         let next = next_event_key(
@@ -346,6 +347,14 @@ impl MotionWorld {
             self.events.push(row.clock_index(), event);
         }
     }
+}
+
+/// Whether a motion of `row` can ever have an event (see `next_event_key`), with a loop
+/// callback or an `on_start` that has not fired as said: not when it never moves, nor when
+/// it loops forever with neither.
+#[inline]
+pub(super) fn may_have_events(row: &MotionRow, loop_callback: bool, awaits_start: bool) -> bool {
+    row.speed > 0.0 && (row.loops >= 0 || loop_callback || awaits_start)
 }
 
 /// The executor's output of row `index`, its first `lanes` lanes (the others are 0).

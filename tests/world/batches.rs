@@ -395,3 +395,79 @@ fn a_batch_among_other_shapes_keeps_every_bind_and_target() {
         }
     }
 }
+
+/// A batch of more motions than it places at once (curve eases, seeded shakes, finite yoyo
+/// loops on a group's clock, a bind each) is the same as its motions made one at a time:
+/// values, binds in creation order, completions, and the curve keys freed with them.
+#[test]
+fn a_batch_over_several_blocks_is_its_motions_made_one_at_a_time() {
+    use wgpu_tween::{AnimationCurve, GroupId, Keyframe, TimeKind};
+    const N: usize = 700;
+    let curve = AnimationCurve::new([
+        Keyframe::new(0.0, 0.0),
+        Keyframe::new(0.5, 1.0),
+        Keyframe::new(1.0, 0.5),
+    ])
+    .unwrap();
+    // Motion kind k from 0 to `to`.
+    let motion = |k: usize, to: f32, group: GroupId| match k {
+        0 => Motion::new(0.0f32, to, 1.0)
+            .ease_curve(&curve)
+            .delay(0.25)
+            .loops(2, LoopType::Yoyo)
+            .group(group),
+        _ => Motion::shake(0.0f32, to, 1.5),
+    };
+    let world = || {
+        let mut world = MotionWorld::new();
+        let group = world.add_group(TimeKind::Scaled).unwrap();
+        world.set_group_speed(group, 0.5).unwrap();
+        (world, group)
+    };
+    let (made_log, batched_log): (Log, Log) = (Arc::default(), Arc::default());
+
+    let (mut made, group) = world();
+    let mut one_at_a_time = Vec::new();
+    for k in 0..2 {
+        for i in 0..N {
+            let bind = logger(&made_log, k * N + i);
+            one_at_a_time.push(motion(k, i as f32, group).bind(&mut made, bind).unwrap());
+        }
+    }
+    let (mut batched, group) = world();
+    let mut handles = Vec::new();
+    for k in 0..2 {
+        let item = |i| {
+            (
+                BatchItem::new(0.0, i as f32),
+                logger(&batched_log, k * N + i),
+            )
+        };
+        let base = motion(k, 0.0, group);
+        base.bind_batch(&mut batched, N, item, &mut handles)
+            .unwrap();
+    }
+    assert_eq!(batched.curve_keys_in_use(), made.curve_keys_in_use());
+    assert_eq!(batched.curve_keys_in_use(), N * 3);
+
+    for frame in 0..=100 {
+        let (made_calls, batched_calls) = (
+            std::mem::take(&mut *made_log.lock().unwrap()),
+            std::mem::take(&mut *batched_log.lock().unwrap()),
+        );
+        assert!(frame > 90 || !made_calls.is_empty(), "frame {frame}");
+        assert_eq!(batched_calls, made_calls, "frame {frame}");
+        assert_eq!(batched.len(), made.len(), "frame {frame}");
+        for (&a, &b) in one_at_a_time.iter().zip(&handles) {
+            assert_eq!(made.is_active(a), batched.is_active(b), "frame {frame}");
+            if let Ok(x) = made.value::<f32>(a) {
+                let y = batched.value::<f32>(b).unwrap();
+                assert_eq!(x.to_bits(), y.to_bits(), "frame {frame}");
+            }
+        }
+        made.update(1.0 / 20.0).unwrap();
+        batched.update(1.0 / 20.0).unwrap();
+    }
+    assert_eq!(batched.len(), 0, "every motion completed");
+    assert_eq!(batched.curve_keys_in_use(), 0, "their keys freed with them");
+}

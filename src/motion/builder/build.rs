@@ -12,7 +12,7 @@ use crate::core::value::{Animatable, Interpolation, Lanes, RoundingMode};
 use crate::error::BuildError;
 use crate::world::bound_run::BindFn;
 use crate::world::built::{BuiltMotion, MotionOptions};
-use crate::world::callbacks::{Bind, Callbacks};
+use crate::world::callbacks::Callbacks;
 
 impl<T: Animatable> Motion<T> {
     /// [`BuildError::ValueOverflow`] where `from + (to − from) · p` can leave the f32 range.
@@ -81,7 +81,7 @@ impl<T: Animatable> Motion<T> {
             options,
             debug_name: self.debug_name,
             value_type: std::any::TypeId::of::<T>(),
-            bind: bind.map(Bind::Own),
+            bind,
             callbacks: has_callbacks.then(|| {
                 Box::new(Callbacks {
                     start: self.on_start.take().map(super::shared::event),
