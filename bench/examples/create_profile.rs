@@ -1,9 +1,12 @@
 //! Creation under a profiler: `cargo run --release --example create_profile --
-//! run|batch|floor [secs]` spawns 100k motions into a world of 100k live ones (the values
-//! bench's `spawn` workload), cancels them, and repeats, printing ns per created motion: the
-//! thread's CPU time (Linux `schedstat`, so that other processes on a loaded machine do not
-//! count) and wall time. `floor` fills, in a hand-written loop, the columns a table of
-//! motions writes per motion (what any insert costs on this machine's memory).
+//! run|batch|floor|floor-columns [secs] [fresh]` spawns 100k motions into a world of 100k
+//! live ones (the values bench's `spawn` workload), cancels them, and repeats, printing ns
+//! per created motion: the thread's CPU time (Linux `schedstat`, so that other processes on a
+//! loaded machine do not count), wall time, and page faults. `fresh` spawns each round into
+//! a new, reserved world instead (the peer benchmark's creation: the first touch of the
+//! memory included). `floor` fills, in a hand-written loop, the columns a table of motions
+//! writes per motion (what any insert costs on this machine's memory); `floor-columns`
+//! writes them a column at a time.
 
 use std::time::{Duration, Instant};
 
@@ -44,11 +47,8 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let batch = args.get(1).is_some_and(|a| a == "batch");
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
-    if args.get(1).is_some_and(|a| a == "floor") {
-        return floor(secs);
-    }
-    if args.get(1).is_some_and(|a| a == "floor-columns") {
-        return floor_columns(secs);
+    if let Some(mode @ ("floor" | "floor-columns")) = args.get(1).map(String::as_str) {
+        return floor(secs, mode == "floor-columns");
     }
     // `fresh`: each round into a new, reserved world (the peer benchmark's creation).
     let fresh = args.get(3).is_some_and(|a| a == "fresh");
@@ -129,72 +129,47 @@ impl Columns {
     }
 }
 
-/// The floor: 100k motions into columns of 100k, their slots reused, as `main` does.
-fn floor(secs: f64) {
-    let mut c = Columns::default();
-    for i in 0..2 * N {
-        c.slots.push([0; 4]);
-        c.meta.push([0; 8]);
-        c.callbacks.push(None);
-        if i < N {
-            c.push(i as u32, i as f32);
+impl Columns {
+    /// Columns of `N` live motions and `2N` slots.
+    fn with_live_motions() -> Self {
+        let mut c = Columns::default();
+        for i in 0..2 * N {
+            c.slots.push([0; 4]);
+            c.meta.push([0; 8]);
+            c.callbacks.push(None);
+            if i < N {
+                c.push(i as u32, i as f32);
+            }
         }
+        c
     }
-    let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
-    let (mut timed, mut cpu, mut made, mut seq) = (Duration::ZERO, 0u64, 0usize, 0u64);
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
-        c.free.extend((N as u32..2 * N as u32).rev());
-        let (start, start_cpu) = (Instant::now(), cpu_ns());
+
+    /// Takes a free slot for motion number `seq` at `row`; returns it.
+    fn occupy(&mut self, row: u32, seq: u64) -> u32 {
+        let slot = self.free.pop().expect("a free slot");
+        let entry = &mut self.slots[slot as usize];
+        *entry = [row, entry[1] + 2, 0, 1];
+        self.meta[slot as usize] = [seq, 0, 0, 0, 0, 0, 0, 0];
+        self.callbacks[slot as usize] = None;
+        slot
+    }
+
+    /// `N` motions, one after another.
+    fn spawn_by_rows(&mut self, seq: &mut u64, handles: &mut Vec<MotionHandle>) {
         for i in 0..N {
             let to = std::hint::black_box(i as f32);
             assert!(to.is_finite());
-            let slot = c.free.pop().expect("a free slot");
-            let row = c.rows.len() as u32;
-            c.push(slot, to);
-            let entry = &mut c.slots[slot as usize];
-            *entry = [row, entry[1] + 2, 0, 1];
-            seq += 1;
-            c.meta[slot as usize] = [seq, 0, 0, 0, 0, 0, 0, 0];
-            c.callbacks[slot as usize] = None;
+            *seq += 1;
+            let slot = self.occupy(self.rows.len() as u32, *seq);
+            self.push(slot, to);
             handles.push(MotionHandle::default());
         }
-        timed += start.elapsed();
-        cpu += cpu_ns() - start_cpu;
-        made += N;
-        handles.clear();
-        c.rows.truncate(N);
-        c.lanes.iter_mut().for_each(|l| l.truncate(N));
-        c.outputs.iter_mut().for_each(|o| o.truncate(N));
-        c.slot_of.truncate(N);
     }
-    println!(
-        "floor: {:.1} ns CPU, {:.1} ns wall per motion",
-        cpu as f64 / made as f64,
-        timed.as_nanos() as f64 / made as f64
-    );
-}
 
-/// The floor written a column at a time, blocks of `BLOCK` motions.
-fn floor_columns(secs: f64) {
-    const BLOCK: usize = 512;
-    let mut c = Columns::default();
-    for i in 0..2 * N {
-        c.slots.push([0; 4]);
-        c.meta.push([0; 8]);
-        c.callbacks.push(None);
-        if i < N {
-            c.push(i as u32, i as f32);
-        }
-    }
-    let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
-    let mut tos = Vec::with_capacity(BLOCK);
-    let mut slots = Vec::with_capacity(BLOCK);
-    let (mut timed, mut cpu, mut made, mut seq) = (Duration::ZERO, 0u64, 0usize, 0u64);
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
-        c.free.extend((N as u32..2 * N as u32).rev());
-        let (start, start_cpu) = (Instant::now(), cpu_ns());
+    /// `N` motions, blocks of 512 a column at a time.
+    fn spawn_by_columns(&mut self, seq: &mut u64, handles: &mut Vec<MotionHandle>) {
+        const BLOCK: usize = 512;
+        let (mut tos, mut slots) = (Vec::with_capacity(BLOCK), Vec::with_capacity(BLOCK));
         for b in (0..N).step_by(BLOCK) {
             tos.clear();
             for i in b..(b + BLOCK).min(N) {
@@ -203,39 +178,58 @@ fn floor_columns(secs: f64) {
                 tos.push(to);
             }
             slots.clear();
-            let first = c.rows.len() as u32;
+            let first = self.rows.len() as u32;
             for k in 0..tos.len() {
-                let slot = c.free.pop().expect("a free slot");
-                slots.push(slot);
-                let entry = &mut c.slots[slot as usize];
-                *entry = [first + k as u32, entry[1] + 2, 0, 1];
-                seq += 1;
-                c.meta[slot as usize] = [seq, 0, 0, 0, 0, 0, 0, 0];
-                c.callbacks[slot as usize] = None;
+                *seq += 1;
+                slots.push(self.occupy(first + k as u32, *seq));
             }
-            c.rows
+            self.rows
                 .extend(slots.iter().map(|&s| [0, 0, 0, 0, 0, u32::MAX, s, 0]));
-            c.lanes[0].extend(tos.iter().map(|&t| [0.0, t]));
-            for l in &mut c.lanes[1..] {
+            self.lanes[0].extend(tos.iter().map(|&t| [0.0, t]));
+            for l in &mut self.lanes[1..] {
                 l.extend(std::iter::repeat_n([0.0; 2], tos.len()));
             }
-            for o in &mut c.outputs {
+            for o in &mut self.outputs {
                 o.extend(std::iter::repeat_n(0.0, tos.len()));
             }
-            c.slot_of.extend_from_slice(&slots);
+            self.slot_of.extend_from_slice(&slots);
             handles.extend(std::iter::repeat_n(MotionHandle::default(), tos.len()));
+        }
+    }
+
+    /// Back to the `N` live motions.
+    fn truncate(&mut self) {
+        self.rows.truncate(N);
+        self.lanes.iter_mut().for_each(|l| l.truncate(N));
+        self.outputs.iter_mut().for_each(|o| o.truncate(N));
+        self.slot_of.truncate(N);
+    }
+}
+
+/// The floor: 100k motions into columns of 100k, their slots reused, as `main` does, one
+/// after another or (`by_columns`) a column at a time.
+fn floor(secs: f64, by_columns: bool) {
+    let mut c = Columns::with_live_motions();
+    let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
+    let (mut timed, mut cpu, mut made, mut seq) = (Duration::ZERO, 0u64, 0usize, 0u64);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        c.free.extend((N as u32..2 * N as u32).rev());
+        let (start, start_cpu) = (Instant::now(), cpu_ns());
+        if by_columns {
+            c.spawn_by_columns(&mut seq, &mut handles);
+        } else {
+            c.spawn_by_rows(&mut seq, &mut handles);
         }
         timed += start.elapsed();
         cpu += cpu_ns() - start_cpu;
         made += N;
         handles.clear();
-        c.rows.truncate(N);
-        c.lanes.iter_mut().for_each(|l| l.truncate(N));
-        c.outputs.iter_mut().for_each(|o| o.truncate(N));
-        c.slot_of.truncate(N);
+        c.truncate();
     }
     println!(
-        "floor-columns: {:.1} ns CPU, {:.1} ns wall per motion",
+        "{}: {:.1} ns CPU, {:.1} ns wall per motion",
+        if by_columns { "floor-columns" } else { "floor" },
         cpu as f64 / made as f64,
         timed.as_nanos() as f64 / made as f64
     );
