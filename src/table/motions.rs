@@ -116,11 +116,10 @@ impl<M: Clone + Default> MotionTable<M> {
     pub fn append(
         &mut self,
         new: NewMotions<'_>,
-        reserved: Option<(u32, u32)>,
+        mut reserved: Option<(u32, u32)>,
         mut meta: impl FnMut(usize, Appended) -> M,
     ) {
         let (slots, metas, fresh) = (&mut self.slots, &mut self.meta.0, &*self.fresh);
-        let mut reserved = reserved;
         let bits = new.row.rounding() as u8 & BITS_ROUNDING;
         self.rows
             .push_block(&new.row, new.words, new.pairs, new.params, |i, row| {
@@ -133,13 +132,7 @@ impl<M: Clone + Default> MotionTable<M> {
                     new.changed,
                 );
                 let own = meta(i, Appended { slot, version, row });
-                match metas.get_mut(slot as usize) {
-                    Some(entry) => *entry = own,
-                    None => {
-                        metas.resize(slot as usize, M::default());
-                        metas.push(own);
-                    }
-                }
+                super::put_at(metas, slot as usize, own, M::default());
                 slot
             });
     }

@@ -174,11 +174,10 @@ impl Rows {
         words: &[u32],
         pairs: &[[[f32; 2]; 4]],
         params: &[[f32; 4]],
-        slot: impl FnMut(usize, u32) -> u32,
+        mut slot: impl FnMut(usize, u32) -> u32,
     ) {
         let (first, n) = (self.rows.len() as u32, words.len());
         debug_assert!(pairs.len() == n && params.len() == n);
-        let mut slot = slot;
         // A plain loop: an `extend` of a `map` would keep `slot` out of line.
         self.slot_of.reserve(n);
         for (i, row) in (first..first + n as u32).enumerate() {
@@ -194,8 +193,7 @@ impl Rows {
         p23.extend(params.iter().map(|&[_, _, p2, p3]| [p2, p3]));
         // Outputs start at the value at progress E(0) = 0: what a pipelined readback shows
         // until the first value of this row comes back.
-        let added = &self.rows[first as usize..];
-        for (row, &pairs) in added.iter().zip(pairs) {
+        for (row, &pairs) in self.rows[first as usize..].iter().zip(pairs) {
             let start = row_value(row, pairs, 0.0, 0.0);
             for (column, value) in self.outputs.iter_mut().zip(start) {
                 column.push(value);

@@ -158,15 +158,8 @@ impl Slots {
             value_type,
             bits,
         };
-        match self.slots.get_mut(index as usize) {
-            Some(entry) => *entry = slot,
-            None => {
-                // Reserved-but-unapplied indices in between stay vacant and off the free
-                // list.
-                self.slots.resize(index as usize, Slot::VACANT);
-                self.slots.push(slot);
-            }
-        }
+        // Reserved-but-unapplied indices in between stay vacant and off the free list.
+        super::put_at(&mut self.slots, index as usize, slot, Slot::VACANT);
         (index, version)
     }
 

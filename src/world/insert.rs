@@ -352,8 +352,7 @@ impl MotionWorld {
         let hint = count.min(1 << 20);
         self.reserve(hint);
         handles.reserve(hint);
-        let mut staged = std::mem::take(&mut self.staged);
-        staged.clear();
+        let staged = std::mem::take(&mut self.staged);
         BatchInsert {
             config: self.configure(base),
             world: self,
@@ -583,6 +582,8 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> Drop for BatchInsert<'_, T, B>
         if let Some(shared) = self.shared.take() {
             let _ = guarded(move || drop(shared));
         }
+        // The scratch goes back empty (a refused batch leaves motions staged).
+        self.staged.clear();
         world.staged = std::mem::take(&mut self.staged);
     }
 }
