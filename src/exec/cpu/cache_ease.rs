@@ -63,7 +63,7 @@ pub(super) fn eased(
 
 /// The parameter lanes of a chunk's rows, a column each (`Columns::lanes` 4 and 5 hold them as
 /// pairs): read by parametric eases' loops, which then load four columns as they load `c`.
-pub(super) struct Params(pub [[f32; CHUNK]; 4]);
+pub(crate) struct Params(pub [[f32; CHUNK]; 4]);
 
 impl Default for Params {
     fn default() -> Self {
@@ -72,12 +72,19 @@ impl Default for Params {
 }
 
 impl Params {
-    /// The parameters of the rows whose lane pairs are `l4` and `l5`.
+    /// The parameters of the rows whose lane pairs are `l4` and `l5` (zeros past their
+    /// end: a short chunk's lanes past it are evaluated too, and must not be NaN).
     #[inline(always)]
     pub(super) fn fill(&mut self, l4: &[[f32; 2]], l5: &[[f32; 2]]) {
         let [a, b, c, d] = &mut self.0;
         for (i, (&[p0, p1], &[p2, p3])) in l4.iter().zip(l5).enumerate() {
             (a[i], b[i], c[i], d[i]) = (p0, p1, p2, p3);
+        }
+        for column in [a, b, c, d] {
+            column
+                .get_mut(l4.len().min(l5.len())..)
+                .unwrap_or_default()
+                .fill(0.0);
         }
     }
 

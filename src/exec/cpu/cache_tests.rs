@@ -408,8 +408,9 @@ unsafe fn evaluate_chunk_avx2(
     now: &[f64; 3],
     p: &mut [f32; CHUNK],
     q: &mut [f32; CHUNK],
+    params: &mut Params,
 ) {
-    evaluate_chunk::<true>(chunk, index, rows, columns, now, p, q);
+    evaluate_chunk::<true>(chunk, index, rows, columns, now, p, q, params);
 }
 
 /// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
@@ -467,6 +468,8 @@ fn follow_with_params(
     cache.resize(rows.len().div_ceil(CHUNK));
     let mut outs = vec![vec![0.0f32; rows.len()]; 4];
     let (mut p, mut q) = ([0.0; CHUNK], [0.0; CHUNK]);
+    // One scratch for every chunk, as the executor's pass has.
+    let mut params = Params::default();
     for frame in 0..frames {
         let step = rng.pick(steps);
         for w in now.iter_mut() {
@@ -502,11 +505,31 @@ fn follow_with_params(
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 // SAFETY: the caller checked for AVX2.
-                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut p, &mut q) };
+                unsafe {
+                    evaluate_chunk_avx2(
+                        chunk,
+                        index,
+                        rows,
+                        columns,
+                        now,
+                        &mut p,
+                        &mut q,
+                        &mut params,
+                    )
+                };
                 continue;
             }
             assert!(!avx2);
-            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut p, &mut q);
+            evaluate_chunk::<false>(
+                chunk,
+                index,
+                rows,
+                columns,
+                now,
+                &mut p,
+                &mut q,
+                &mut params,
+            );
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;

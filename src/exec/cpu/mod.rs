@@ -283,6 +283,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
     let mut batch_chunks = 0;
     let last = range.end.div_ceil(batch::CHUNK);
     let (mut p, mut q) = ([0.0; batch::CHUNK], [0.0; batch::CHUNK]);
+    let mut params = cache::Params::default();
     for start in range.clone().step_by(batch::CHUNK) {
         let end = (start + batch::CHUNK).min(range.end);
         // A refresh's reads miss (the hot loop does not touch them): ask for them two and
@@ -325,6 +326,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
             now,
             &mut p,
             &mut q,
+            &mut params,
         ));
     }
     batch_chunks
