@@ -26,11 +26,10 @@ trait RunBinds: Send {
     /// Calls the bind of motion `index` of the run (the exact visit, the immediate bind).
     fn call(&mut self, index: u32, value: &Lanes);
 
-    /// Calls the binds of the live motions of `motion_rows` (the rows of the run's motions
-    /// from index `first` on, [`GONE`] for those that are gone) with their rows' outputs, in
-    /// order. Returns how many motions it went through, and the message if the last of them
-    /// panicked.
-    fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>);
+    /// Calls the binds of the live motions of `stretch` (the run's motions from index
+    /// `first` on) with their rows' outputs, in order. Returns how many motions it went
+    /// through, and the message if the last of them panicked.
+    fn visit(&mut self, first: u32, stretch: Stretch<'_>, rows: &Rows) -> (usize, Option<String>);
 
     /// Motion `index` is gone: drops what was its own (its closure), catching a panic in
     /// its `Drop`.
@@ -38,6 +37,48 @@ trait RunBinds: Send {
 
     /// For a bind of the same type to find its run.
     fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+/// The rows of a stretch of a run's motions.
+#[derive(Clone, Copy)]
+enum Stretch<'a> {
+    /// Motion by motion, [`GONE`] for those that are gone.
+    Rows(&'a [u32]),
+    /// `len` consecutive rows from `first`, none gone: a run made in one go and not moved
+    /// since, so the visit reads the outputs as they lie, without a row per motion.
+    Consecutive { first: u32, len: u32 },
+}
+
+/// Calls `each(k, output)` for the `k`-th motion of `stretch` that is live, in order, with
+/// its row's output (`T`'s lanes).
+#[inline(always)]
+fn each_output<T: Animatable>(
+    stretch: Stretch<'_>,
+    rows: &Rows,
+    mut each: impl FnMut(usize, Lanes),
+) {
+    match stretch {
+        Stretch::Rows(motion_rows) => {
+            for (k, &row) in motion_rows.iter().enumerate() {
+                if row != GONE {
+                    each(k, output(rows, row, T::LANES as u8));
+                }
+            }
+        }
+        // A scalar's outputs are one column: read as a slice.
+        Stretch::Consecutive { first, len } if T::LANES == 1 => {
+            let range = first as usize..first as usize + len as usize;
+            let column = rows.outputs[0].get(range).unwrap_or_default();
+            for (k, &x) in column.iter().enumerate() {
+                each(k, [x, 0.0, 0.0, 0.0]);
+            }
+        }
+        Stretch::Consecutive { first, len } => {
+            for (k, row) in (first..first + len).enumerate() {
+                each(k, output(rows, row, T::LANES as u8));
+            }
+        }
+    }
 }
 
 /// A shared bind of values of type `T`: `bind(index, value)`.
@@ -52,18 +93,17 @@ impl<T: Animatable, F: FnMut(usize, T) + Send + 'static> RunBinds for Shared<T, 
         (self.bind)(index as usize, T::from_lanes_rounded(*value, self.rounding));
     }
 
-    fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>) {
+    fn visit(&mut self, first: u32, stretch: Stretch<'_>, rows: &Rows) -> (usize, Option<String>) {
         let mut visited = 0;
         // One guard for the stretch: `visited` says which motion's bind panicked.
         let result = guarded(|| {
-            for &row in motion_rows {
-                visited += 1;
-                if row != GONE {
-                    let value = output(rows, row, T::LANES as u8);
-                    let index = first as usize + visited - 1;
-                    (self.bind)(index, T::from_lanes_rounded(value, self.rounding));
-                }
-            }
+            each_output::<T>(stretch, rows, |k, value| {
+                visited = k + 1;
+                (self.bind)(
+                    first as usize + k,
+                    T::from_lanes_rounded(value, self.rounding),
+                );
+            });
         });
         (visited, result.err())
     }
@@ -92,19 +132,18 @@ impl<T: Animatable, F: FnMut(T) + Send + 'static> RunBinds for PerMotion<T, F> {
         }
     }
 
-    fn visit(&mut self, first: u32, motion_rows: &[u32], rows: &Rows) -> (usize, Option<String>) {
+    fn visit(&mut self, first: u32, stretch: Stretch<'_>, rows: &Rows) -> (usize, Option<String>) {
         // (As long as the rows: a motion's bind and row are pushed together.)
         let binds = self.binds.get_mut(first as usize..).unwrap_or_default();
         let rounding = self.rounding;
         let mut visited = 0;
         let result = guarded(|| {
-            for (&row, bind) in motion_rows.iter().zip(binds) {
-                visited += 1;
-                if let Some(bind) = bind.as_mut().filter(|_| row != GONE) {
-                    let value = output(rows, row, T::LANES as u8);
+            each_output::<T>(stretch, rows, |k, value| {
+                visited = k + 1;
+                if let Some(Some(bind)) = binds.get_mut(k) {
                     bind(T::from_lanes_rounded(value, rounding));
                 }
-            }
+            });
         });
         (visited, result.err())
     }
@@ -253,6 +292,9 @@ pub(crate) struct BoundRun {
     /// slot is the row's owner), or [`GONE`] once the motion is (it keeps its place, so that
     /// indices stay put): all an update's visit reads per motion besides its output.
     rows: Vec<u32>,
+    /// Whether motion `i` is at row `rows[0] + i` for every motion (none gone), once known:
+    /// found on the first visit after a row changed.
+    consecutive: Option<bool>,
     /// Every motion needs the exact visit (a bind that skips values during a delay).
     pub(super) exact: bool,
     /// Motions that need the exact visit since they joined a sequence (empty if none did).
@@ -282,6 +324,7 @@ impl BoundRun {
     fn with(binds: Box<dyn RunBinds>, count: usize, exact: bool) -> Self {
         Self {
             rows: Vec::with_capacity(count),
+            consecutive: Some(true),
             exact,
             exact_motions: Vec::new(),
             live: 0,
@@ -291,6 +334,10 @@ impl BoundRun {
 
     /// Adds the next motion, at row `row`.
     pub(super) fn push(&mut self, row: u32) {
+        let next = self.rows.first().map_or(row, |&first| first + self.len());
+        if row != next {
+            self.consecutive = Some(false);
+        }
         self.rows.push(row);
         self.live += 1;
     }
@@ -302,8 +349,9 @@ impl BoundRun {
 
     /// Motion `index`'s row moved to `row`.
     pub(super) fn set_row(&mut self, index: u32, row: u32) {
-        if let Some(r) = self.rows.get_mut(index as usize) {
+        if let Some(r) = self.rows.get_mut(index as usize).filter(|r| **r != row) {
             *r = row;
+            self.consecutive = None;
         }
     }
 
@@ -368,7 +416,18 @@ impl BoundRun {
         let Some(binds) = self.binds.as_mut() else {
             return next;
         };
-        let stretch = &self.rows[from as usize..end as usize];
+        let motion_rows = &self.rows;
+        let consecutive = *self.consecutive.get_or_insert_with(|| {
+            let first = motion_rows.first().copied().unwrap_or(GONE);
+            first != GONE && motion_rows.iter().zip(first..).all(|(&row, at)| row == at)
+        });
+        let stretch = match self.rows.first() {
+            Some(&first) if consecutive => Stretch::Consecutive {
+                first: first + from,
+                len: end - from,
+            },
+            _ => Stretch::Rows(&self.rows[from as usize..end as usize]),
+        };
         match binds.visit(from, stretch, rows) {
             (visited, Some(message)) => Stop::Panicked(from + visited as u32 - 1, message),
             (_, None) => next,
