@@ -22,8 +22,7 @@ use crate::core::ease::Ease;
 use crate::core::row::MotionRow;
 use crate::eval::clock::progress;
 use classify::Groups;
-use ease::eased;
-pub(super) use ease::Params;
+use ease::{eased, Params};
 use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
@@ -376,9 +375,29 @@ fn same_segment(a: &Segment, b: &Segment) -> bool {
     [a.r, a.c, a.hi, a.off].map(f32::to_bits) == [b.r, b.c, b.hi, b.off].map(f32::to_bits)
 }
 
-/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`;
-/// `p` and `q` are scratch space (the caller's, so they are not zeroed per chunk). Returns whether the
-/// chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
+/// A pass's scratch space for its chunks: kept by the caller, so that it is not cleared per
+/// chunk.
+pub(crate) struct Scratch {
+    /// Each row's eased progress.
+    p: [f32; CHUNK],
+    /// One group's eased progress, before it is copied into `p`.
+    q: [f32; CHUNK],
+    /// Parametric rows' parameters (gathered only for chunks that have any).
+    params: Params,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            p: [0.0; CHUNK],
+            q: [0.0; CHUNK],
+            params: Params::default(),
+        }
+    }
+}
+
+/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`,
+/// in `scratch`. Returns whether the chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
 /// `cpu::evaluate_range`); `AVX2` says whether that one has AVX2 (and so SSE4.1's `roundps`).
 #[inline(always)]
 pub(crate) fn evaluate_chunk<const AVX2: bool>(
@@ -387,10 +406,9 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     rows: &[MotionRow],
     columns: Columns<'_>,
     now: &[f64],
-    p: &mut [f32; CHUNK],
-    q: &mut [f32; CHUNK],
-    params: &mut Params,
+    scratch: &mut Scratch,
 ) -> bool {
+    let Scratch { p, q, params } = scratch;
     let [.., l4, l5] = columns.lanes;
     if chunk.head.dirty {
         chunk.head.classify(rows, [l4, l5]);

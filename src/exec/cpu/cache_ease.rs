@@ -63,7 +63,7 @@ pub(super) fn eased(
 
 /// The parameter lanes of a chunk's rows, a column each (`Columns::lanes` 4 and 5 hold them as
 /// pairs): read by parametric eases' loops, which then load four columns as they load `c`.
-pub(crate) struct Params(pub [[f32; CHUNK]; 4]);
+pub(super) struct Params(pub [[f32; CHUNK]; 4]);
 
 impl Default for Params {
     fn default() -> Self {

@@ -406,11 +406,9 @@ unsafe fn evaluate_chunk_avx2(
     rows: &[MotionRow],
     columns: Columns<'_>,
     now: &[f64; 3],
-    p: &mut [f32; CHUNK],
-    q: &mut [f32; CHUNK],
-    params: &mut Params,
+    scratch: &mut Scratch,
 ) {
-    evaluate_chunk::<true>(chunk, index, rows, columns, now, p, q, params);
+    evaluate_chunk::<true>(chunk, index, rows, columns, now, scratch);
 }
 
 /// Evaluates `rows` (whole chunks) through the cache for `frames` updates of world clocks
@@ -467,9 +465,8 @@ fn follow_with_params(
     let mut cache = Cache::default();
     cache.resize(rows.len().div_ceil(CHUNK));
     let mut outs = vec![vec![0.0f32; rows.len()]; 4];
-    let (mut p, mut q) = ([0.0; CHUNK], [0.0; CHUNK]);
     // One scratch for every chunk, as the executor's pass has.
-    let mut params = Params::default();
+    let mut scratch = Scratch::default();
     for frame in 0..frames {
         let step = rng.pick(steps);
         for w in now.iter_mut() {
@@ -505,31 +502,11 @@ fn follow_with_params(
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 // SAFETY: the caller checked for AVX2.
-                unsafe {
-                    evaluate_chunk_avx2(
-                        chunk,
-                        index,
-                        rows,
-                        columns,
-                        now,
-                        &mut p,
-                        &mut q,
-                        &mut params,
-                    )
-                };
+                unsafe { evaluate_chunk_avx2(chunk, index, rows, columns, now, &mut scratch) };
                 continue;
             }
             assert!(!avx2);
-            evaluate_chunk::<false>(
-                chunk,
-                index,
-                rows,
-                columns,
-                now,
-                &mut p,
-                &mut q,
-                &mut params,
-            );
+            evaluate_chunk::<false>(chunk, index, rows, columns, now, &mut scratch);
         }
         for (i, row) in rows.iter().enumerate() {
             let kind = row.time_kind() as usize;

@@ -282,8 +282,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
     debug_assert_eq!(range.start % batch::CHUNK, 0);
     let mut batch_chunks = 0;
     let last = range.end.div_ceil(batch::CHUNK);
-    let (mut p, mut q) = ([0.0; batch::CHUNK], [0.0; batch::CHUNK]);
-    let mut params = cache::Params::default();
+    let mut scratch = cache::Scratch::default();
     for start in range.clone().step_by(batch::CHUNK) {
         let end = (start + batch::CHUNK).min(range.end);
         // A refresh's reads miss (the hot loop does not touch them): ask for them two and
@@ -324,9 +323,7 @@ unsafe fn evaluate_range_with<const AVX2: bool>(
                 keys: inputs.keys,
             },
             now,
-            &mut p,
-            &mut q,
-            &mut params,
+            &mut scratch,
         ));
     }
     batch_chunks
