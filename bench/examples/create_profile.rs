@@ -10,6 +10,9 @@
 
 use std::time::{Duration, Instant};
 
+use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionHandle, MotionWorld};
+use wgpu_tween_bench::peers::minor_faults;
+
 /// This thread's CPU time so far, ns (0 where `/proc` does not say).
 fn cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
@@ -17,23 +20,6 @@ fn cpu_ns() -> u64 {
         .and_then(|s| s.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
 }
-
-/// This process's minor page faults so far (0 where `/proc` does not say).
-fn minor_faults() -> u64 {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            s.rsplit(')')
-                .next()?
-                .split_whitespace()
-                .nth(7)?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
-}
-
-use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 
 const N: usize = 100_000;
 

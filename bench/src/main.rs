@@ -437,6 +437,9 @@ fn run_peers(options: &PeersOptions) -> Result<(), Box<dyn Error>> {
         probe_gpu()
     };
     println!("{gpu_line}");
+    if peers::keep_freed_memory() {
+        println!("allocator: freed memory kept for the next build (glibc mallopt)");
+    }
     println!("{}", peers::describe());
     let env = peers::Env {
         // Only where wgpu-tween found an adapter (`WGPU_ADAPTER_NAME` and all).

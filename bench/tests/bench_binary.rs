@@ -249,7 +249,7 @@ fn gpu_check_reports_a_wrong_vector_and_exits_1() {
 }
 
 #[test]
-fn peers_at_a_tiny_n_prints_both_tables_and_its_json() {
+fn peers_at_a_tiny_n_prints_its_tables_and_its_json() {
     let json = scratch("peers.json");
     let _ = std::fs::remove_file(&json);
     let output = run(&[
@@ -270,9 +270,10 @@ fn peers_at_a_tiny_n_prints_both_tables_and_its_json() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("ns per motion per update"), "{stdout}");
     assert!(stdout.contains("creation, ns per motion"), "{stdout}");
+    assert!(stdout.contains("page faults per motion"), "{stdout}");
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("| 300 |")).count(),
-        2
+        3
     );
     assert!(!stdout.contains("error"), "{stdout}");
 
@@ -289,6 +290,7 @@ fn peers_at_a_tiny_n_prints_both_tables_and_its_json() {
     // Every CPU contender was measured, with finite positive times.
     for key in [
         "floor",
+        "floor_bind",
         "tween",
         "keyframe",
         "glissade",
@@ -302,6 +304,10 @@ fn peers_at_a_tiny_n_prints_both_tables_and_its_json() {
     }
     let create = cell("wt_bind")["create_ns"].as_f64().unwrap_or(f64::NAN);
     assert!(create.is_finite() && create > 0.0, "{create}");
+    let faults = cell("wt_bind")["create_faults"]
+        .as_f64()
+        .unwrap_or(f64::NAN);
+    assert!(faults >= 0.0, "{faults}");
     // The GPU columns ran where an adapter exists.
     let gpu = gpu_available();
     for key in ["wt_gpu_targets", "animato_gpu"] {

@@ -31,8 +31,18 @@ pub trait Motions {
 pub struct Built {
     /// The motions, staggered, ready to step.
     pub motions: Box<dyn Motions>,
-    /// Wall time of creating the N motions (not of staggering them).
-    pub create: Duration,
+    /// What creating the N motions (not staggering them) cost.
+    pub create: Creation,
+}
+
+/// What creating a contender's motions cost.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Creation {
+    /// Wall time.
+    pub time: Duration,
+    /// Minor page faults meanwhile (the first touch of memory the allocator had to get from
+    /// the system, or had given back): 0 where `/proc` does not say.
+    pub faults: u64,
 }
 
 /// What the contenders may use.
@@ -127,8 +137,9 @@ const fn contender(key: &'static str, name: &'static str, shows: Shows, build: B
 
 /// Every contender, in column order (one a line, unformatted, to read as a table).
 #[rustfmt::skip]
-pub const CONTENDERS: [Contender; 13] = [
+pub const CONTENDERS: [Contender; 14] = [
     contender("floor", "hand-written loop", Shows::Updates, floor),
+    contender("floor_bind", "hand-written loop, a closure per motion", Shows::Updates, floor_bind),
     contender("tween", "`tween` 2", Shows::Both, tween),
     contender("keyframe", "`keyframe` 1", Shows::Both, keyframe),
     contender("glissade", "`glissade` 0.2", Shows::Both, glissade),
@@ -145,14 +156,34 @@ pub const CONTENDERS: [Contender; 13] = [
     contender("wt_batch", "wgpu-tween, batch spawn", Shows::Creation, wt_batch),
 ];
 
-/// Times `make`, the creation of the motions.
-fn timed<T>(make: impl FnOnce() -> T) -> (T, Duration) {
-    let start = Instant::now();
+/// Times `make`, the creation of the motions, and counts its page faults.
+fn timed<T>(make: impl FnOnce() -> T) -> (T, Creation) {
+    let (faults, start) = (minor_faults(), Instant::now());
     let made = make();
-    (made, start.elapsed())
+    let time = start.elapsed();
+    let faults = minor_faults().saturating_sub(faults);
+    (made, Creation { time, faults })
 }
 
-fn built(motions: impl Motions + 'static, create: Duration) -> Option<Result<Built, Failure>> {
+/// This process's minor page faults so far (0 where `/proc` does not say).
+#[must_use]
+pub fn minor_faults() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // The fields after the command name, which is in parentheses: minflt is the 10th
+            // field of the line, the 8th after it.
+            s.rsplit(')')
+                .next()?
+                .split_whitespace()
+                .nth(7)?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+fn built(motions: impl Motions + 'static, create: Creation) -> Option<Result<Built, Failure>> {
     Some(Ok(Built {
         motions: Box::new(motions),
         create,
@@ -176,6 +207,58 @@ fn floor(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
     let (floor, create) =
         timed(|| BaselineLoop::with_each(n, DURATION, |i| (0.0, target(i), phase(i))));
     built(floor, create)
+}
+
+/// The floor handing each value to a closure of its own, all of one type side by side (as
+/// a run of `wt_bind`'s closures lies): the least a bind on every motion costs.
+struct BoundFloor<F> {
+    floor: BaselineLoop,
+    binds: Vec<F>,
+    slots: Arc<[AtomicU32]>,
+}
+
+impl<F: FnMut(f32)> Motions for BoundFloor<F> {
+    fn step(&mut self, dt: f32) -> Result<(), Failure> {
+        self.floor.step(dt);
+        for (bind, &value) in self.binds.iter_mut().zip(self.floor.outputs()) {
+            bind(value);
+        }
+        Ok(())
+    }
+    fn values(&mut self) -> Result<Vec<f32>, Failure> {
+        Ok(stored(&self.slots))
+    }
+}
+
+fn floor_bind(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
+    let slots = slots(n);
+    let floor = BaselineLoop::with_each(n, DURATION, |i| (0.0, target(i), phase(i)));
+    let binds = (0..n).map(|i| store_in(&slots, i)).collect();
+    let floor = BoundFloor {
+        floor,
+        binds,
+        slots,
+    };
+    built(floor, Creation::default())
+}
+
+/// `n` slots for values, as `f32` bits.
+fn slots(n: usize) -> Arc<[AtomicU32]> {
+    (0..n).map(|_| AtomicU32::new(0)).collect()
+}
+
+/// The values in `slots`.
+fn stored(slots: &[AtomicU32]) -> Vec<f32> {
+    slots
+        .iter()
+        .map(|s| f32::from_bits(s.load(Ordering::Relaxed)))
+        .collect()
+}
+
+/// The bind that stores motion `i`'s value in slot `i`, as a user writes it.
+fn store_in(slots: &Arc<[AtomicU32]>, i: usize) -> impl FnMut(f32) + Send + 'static {
+    let slots = Arc::clone(slots);
+    move |v| slots[i].store(v.to_bits(), Ordering::Relaxed)
 }
 
 // ---- tween 2: a Tweener per motion, its Looper restarting, `move_by` returns the value ---
@@ -411,10 +494,7 @@ impl Motions for World {
                 .iter()
                 .map(|&h| self.world.value::<f32>(h))
                 .collect::<Result<_, _>>()?),
-            Out::Slots(slots) => Ok(slots
-                .iter()
-                .map(|s| f32::from_bits(s.load(Ordering::Relaxed)))
-                .collect()),
+            Out::Slots(slots) => Ok(stored(slots)),
             Out::Host(id) => id
                 .get()
                 .and_then(|&id| self.world.host_target(id))
@@ -495,22 +575,19 @@ fn wt_run(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
 }
 
 fn wt_bind(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
-    let slots: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let slots = slots(n);
     let out = Out::Slots(Arc::clone(&slots));
     Some(wt_world(
         None,
         n,
         out,
-        each(n, move |w, i| {
-            let slots = Arc::clone(&slots);
-            motion(i).bind(w, move |v| slots[i].store(v.to_bits(), Ordering::Relaxed))
-        }),
+        each(n, move |w, i| motion(i).bind(w, store_in(&slots, i))),
     ))
 }
 
 /// One batch whose shared bind stores motion `i`'s value in slot `i`.
 fn wt_bind_indexed(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
-    let slots: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let slots = slots(n);
     let out = Out::Slots(Arc::clone(&slots));
     Some(wt_world(None, n, out, move |w, handles| {
         motion(0).bind_batch_indexed(

@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-pub use contenders::{animato_device, Built, Contender, Env, Failure, Motions, Shows, CONTENDERS};
+pub use contenders::{
+    animato_device, minor_faults, Built, Contender, Creation, Env, Failure, Motions, Shows,
+    CONTENDERS,
+};
 
 /// Loop duration, seconds.
 pub const DURATION: f32 = 2.0;
@@ -80,6 +83,8 @@ pub struct Cell {
     pub update_ns: Option<f64>,
     /// Creating the motions, ns per motion (`None`: not measured here).
     pub create_ns: Option<f64>,
+    /// Minor page faults per motion while creating them (with `create_ns`).
+    pub create_faults: Option<f64>,
     /// Updates measured.
     pub frames: usize,
     /// What went wrong, if the contender failed.
@@ -137,11 +142,32 @@ pub fn measure(motions: &mut dyn Motions, min_frames: usize) -> Result<(Duration
     Ok((samples[samples.len() / 2], samples.len()))
 }
 
+/// Asks the allocator to keep what a dropped build frees, for the next build to reuse.
+/// Otherwise glibc gives buffers above its mmap threshold, and a trimmed heap top, back to the
+/// system, and the next contender to ask for that much pays a fault on every page of it
+/// (about 1 µs a page on a VM: 0.05 faults, some 70 ns, per wgpu-tween motion); which one
+/// pays depends on what the others left on the heap. With it, each creation measures its own
+/// code on memory the process has, as after a first load; the faults table shows the first
+/// touches that remain (buffers above 32 MiB still map fresh memory). Returns whether it took
+/// effect (glibc only).
+pub fn keep_freed_memory() -> bool {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: `mallopt` only sets allocator parameters; both values are in range.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20) == 1
+                && libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX) == 1
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    false
+}
+
 /// Builds `contender`'s motions once untimed (a warm-up: the allocator's first touches of
 /// fresh memory), then at least once more and up to [`CREATE_ROUNDS`] times until
 /// [`MIN_MEASURED`] has passed: the median creation time of those (one build is one sample,
 /// which a preemption spoils at small N) and the last build. `None` where it does not run.
-fn build(contender: &Contender, env: &Env, n: usize) -> Option<Result<(Duration, Built), Failure>> {
+fn build(contender: &Contender, env: &Env, n: usize) -> Option<Result<(Creation, Built), Failure>> {
     let mut warm_up = true;
     let mut times = Vec::new();
     let mut last = None;
@@ -160,7 +186,7 @@ fn build(contender: &Contender, env: &Env, n: usize) -> Option<Result<(Duration,
         }
         last = Some(built);
     }
-    times.sort_unstable();
+    times.sort_unstable_by_key(|c: &Creation| c.time);
     Some(Ok((times[times.len() / 2], last?)))
 }
 
@@ -171,6 +197,7 @@ pub fn run_cell(contender: &Contender, env: &Env, n: usize, min_frames: usize) -
         n,
         update_ns: None,
         create_ns: None,
+        create_faults: None,
         frames: 0,
         error: None,
     };
@@ -180,7 +207,8 @@ pub fn run_cell(contender: &Contender, env: &Env, n: usize, min_frames: usize) -
         Some(Err(e)) => cell.error = Some(e.to_string()),
         Some(Ok((create, mut built))) => {
             if contender.shows.creation() {
-                cell.create_ns = Some(per(create));
+                cell.create_ns = Some(per(create.time));
+                cell.create_faults = Some(create.faults as f64 / n.max(1) as f64);
             }
             if contender.shows.updates() {
                 match measure(built.motions.as_mut(), min_frames) {
@@ -221,7 +249,9 @@ fn count(n: usize) -> String {
 
 /// A number with three significant digits or one decimal, whichever is shorter to read.
 fn number(v: f64) -> String {
-    if v >= 100.0 {
+    if v > 0.0 && v < 0.01 {
+        format!("{v:.4}")
+    } else if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {
         format!("{v:.1}")
@@ -230,8 +260,8 @@ fn number(v: f64) -> String {
     }
 }
 
-/// The two markdown tables (updates, then creation): a row per N, a column per contender;
-/// "–" where a contender does not run here, "error" where it failed.
+/// The markdown tables (updates, creation, and the page faults of creation): a row per N, a
+/// column per contender; "–" where a contender does not run here, "error" where it failed.
 #[must_use]
 pub fn markdown(report: &PeerReport) -> String {
     let mut ns: Vec<usize> = report.cells.iter().map(|c| c.n).collect();
@@ -247,6 +277,13 @@ pub fn markdown(report: &PeerReport) -> String {
             "creation, ns per motion",
             |c: &Column| c.creates,
             |c: &Cell| c.create_ns,
+        ),
+        (
+            // What decides a fresh world's creation cost besides the code: whether the
+            // allocator had the memory or had to fault it in (about 1 µs a page here).
+            "creation, minor page faults per motion",
+            |c: &Column| c.creates,
+            |c: &Cell| c.create_faults,
         ),
     ] {
         let columns: Vec<&Column> = report.columns.iter().filter(|c| wanted(c)).collect();
@@ -388,7 +425,7 @@ mod tests {
         };
         let text = markdown(&report);
         let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("| 10 |")).collect();
-        assert_eq!(rows.len(), 2, "{text}");
+        assert_eq!(rows.len(), 3, "updates, creation, faults: {text}");
         // The update table: the host-target and GPU columns print "–" here.
         let update_cells = rows[0].split('|').count() - 2;
         assert_eq!(
