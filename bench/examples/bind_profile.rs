@@ -1,10 +1,10 @@
 //! Bound updates under a profiler: `cargo run --release --example bind_profile --
-//! none|bind|indexed|boxed|typed [secs] [n]` builds the peer benchmark's world of `n` (100k)
-//! looping f32 motions and updates it for `secs` (5), printing ns per motion per update (the
-//! thread's CPU time, Linux `schedstat`). `none` has no binds, `bind` a bind on every motion,
-//! `indexed` one bind shared by the batch. `boxed` and `typed` are floors, hand-written: a
-//! loop that hands `n` values to a boxed closure each, or to closures of one type stored
-//! side by side.
+//! none|bind|indexed|host|boxed|typed [secs] [n]` builds the peer benchmark's world of `n`
+//! (100k) looping f32 motions and updates it for `secs` (5), printing ns per motion per update
+//! (the thread's CPU time, Linux `schedstat`). `none` has no binds, `bind` a bind on every
+//! motion, `indexed` one bind shared by the batch, `host` a host target on every motion (one
+//! array). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
+//! boxed closure each, or to closures of one type stored side by side.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -80,6 +80,16 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
                     &mut handles,
                 )
                 .expect("valid");
+        }
+        "host" => {
+            let array = world.add_host_target(n);
+            handles.extend((0..n).map(|i| {
+                let index = u32::try_from(i).expect("fewer than 2^32 motions");
+                motion(i)
+                    .target(array.at(index, 1, 0))
+                    .run(&mut world)
+                    .expect("valid")
+            }));
         }
         other => panic!("unknown mode {other}"),
     }
