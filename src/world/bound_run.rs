@@ -334,8 +334,9 @@ impl BoundRun {
 
     /// Adds the next motion, at row `row`.
     pub(super) fn push(&mut self, row: u32) {
-        let next = self.rows.first().map_or(row, |&first| first + self.len());
-        if row != next {
+        // (A first motion that is gone is `GONE`, and the run is not consecutive.)
+        let next = (self.rows.first()).map_or(Some(row), |&first| first.checked_add(self.len()));
+        if next != Some(row) {
             self.consecutive = Some(false);
         }
         self.rows.push(row);

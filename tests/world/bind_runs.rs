@@ -106,6 +106,34 @@ fn binds_of_one_type_keep_creation_order_and_values_through_churn() {
     }
 }
 
+/// A run whose first motion is gone still takes the motions made after it, and reads each
+/// one's own value.
+#[test]
+fn a_run_whose_first_motion_is_gone_takes_more_motions() {
+    for exec in executors() {
+        let name = exec.name();
+        let mut world = exec.world();
+        let log: Log = Arc::default();
+        let make = |world: &mut MotionWorld, id: usize| {
+            Motion::new(0.0f32, (id + 1) as f32, 1.0)
+                .immediate_bind(false)
+                .bind(world, logger(&log, id))
+                .unwrap()
+        };
+        let first: Vec<MotionHandle> = (0..3).map(|id| make(&mut world, id)).collect();
+        world.update(0.25).unwrap();
+        take(&log);
+        world.cancel(first[0]).unwrap();
+        for id in 3..6 {
+            make(&mut world, id);
+        }
+        world.update(0.25).unwrap();
+        // Linear, 0 → id + 1 over 1 s: motions 1 and 2 at 0.5 s, 3 to 5 at 0.25 s.
+        let want = vec![(1, 1.0), (2, 1.5), (3, 1.0), (4, 1.25), (5, 1.5)];
+        assert_eq!(take(&log), want, "{name}");
+    }
+}
+
 #[test]
 fn a_motions_closure_is_dropped_when_the_motion_ends() {
     for exec in executors() {

@@ -396,9 +396,10 @@ impl Default for Scratch {
     }
 }
 
-/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks `now`,
-/// in `scratch`. Returns whether the chunk took the batch path. Inlined into the executor's loop, once per instruction set (see
-/// `cpu::evaluate_range`); `AVX2` says whether that one has AVX2 (and so SSE4.1's `roundps`).
+/// Evaluates one chunk (`index` in the cache) of rows with their columns at world clocks
+/// `now`, in `scratch`. Returns whether the chunk took the batch path. Inlined into the
+/// executor's loop, once per instruction set (see `cpu::evaluate_range`); `AVX2` says whether
+/// that one has AVX2 (and so SSE4.1's `roundps`).
 #[inline(always)]
 pub(crate) fn evaluate_chunk<const AVX2: bool>(
     mut chunk: Chunk<'_>,
