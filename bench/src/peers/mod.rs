@@ -247,10 +247,11 @@ fn count(n: usize) -> String {
     }
 }
 
-/// A number with three significant digits or one decimal, whichever is shorter to read.
+/// A number with three significant digits or one decimal, whichever is shorter to read (a
+/// positive one under 0.01, such as a rare page fault per motion, in exponent form).
 fn number(v: f64) -> String {
     if v > 0.0 && v < 0.01 {
-        format!("{v:.4}")
+        format!("{v:.1e}")
     } else if v >= 100.0 {
         format!("{v:.0}")
     } else if v >= 10.0 {
