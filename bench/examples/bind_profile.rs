@@ -11,15 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionWorld};
+use wgpu_tween_bench::counters::thread_cpu_ns;
 use wgpu_tween_bench::peers::{phase, target};
-
-/// This thread's CPU time so far, ns (0 where `/proc` does not say).
-fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
 
 fn motion(i: usize) -> Motion<f32> {
     Motion::new(0.0f32, target(i), 2.0)
@@ -40,9 +33,9 @@ fn main() {
     let (mut cpu, mut frames) = (0u64, 0usize);
     let end = Instant::now() + Duration::from_secs_f64(secs);
     while Instant::now() < end {
-        let start = cpu_ns();
+        let start = thread_cpu_ns();
         step();
-        cpu += cpu_ns() - start;
+        cpu += thread_cpu_ns() - start;
         frames += 1;
     }
     let sum: u64 = slots

@@ -3,23 +3,15 @@
 //! live ones (the values bench's `spawn` workload), cancels them, and repeats, printing ns
 //! per created motion: the thread's CPU time (Linux `schedstat`, so that other processes on a
 //! loaded machine do not count), wall time, and page faults. `fresh` spawns each round into
-//! a new, reserved world instead (the peer benchmark's creation: the first touch of the
-//! memory included). `floor` fills, in a hand-written loop, the columns a table of motions
+//! a new, reserved world instead (the first touch of the memory included, which the peer
+//! benchmark's creation spares itself by keeping freed memory). `floor` fills, in a hand-written loop, the columns a table of motions
 //! writes per motion (what any insert costs on this machine's memory); `floor-columns`
 //! writes them a column at a time.
 
 use std::time::{Duration, Instant};
 
 use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionHandle, MotionWorld};
-use wgpu_tween_bench::peers::minor_faults;
-
-/// This thread's CPU time so far, ns (0 where `/proc` does not say).
-fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
+use wgpu_tween_bench::counters::{minor_faults, thread_cpu_ns};
 
 const N: usize = 100_000;
 
@@ -54,7 +46,7 @@ fn main() {
             world.set_cpu_threads(1);
             world.reserve(N);
         }
-        let (start, start_cpu, start_faults) = (Instant::now(), cpu_ns(), minor_faults());
+        let (start, start_cpu, start_faults) = (Instant::now(), thread_cpu_ns(), minor_faults());
         if batch {
             base.run_batch(
                 &mut world,
@@ -67,7 +59,7 @@ fn main() {
             handles.extend((0..N).map(|i| motion(i).run(&mut world).expect("valid")));
         }
         timed += start.elapsed();
-        cpu += cpu_ns() - start_cpu;
+        cpu += thread_cpu_ns() - start_cpu;
         faults += minor_faults() - start_faults;
         made += N;
         if fresh {
@@ -201,14 +193,14 @@ fn floor(secs: f64, by_columns: bool) {
     let end = Instant::now() + Duration::from_secs_f64(secs);
     while Instant::now() < end {
         c.free.extend((N as u32..2 * N as u32).rev());
-        let (start, start_cpu) = (Instant::now(), cpu_ns());
+        let (start, start_cpu) = (Instant::now(), thread_cpu_ns());
         if by_columns {
             c.spawn_by_columns(&mut seq, &mut handles);
         } else {
             c.spawn_by_rows(&mut seq, &mut handles);
         }
         timed += start.elapsed();
-        cpu += cpu_ns() - start_cpu;
+        cpu += thread_cpu_ns() - start_cpu;
         made += N;
         handles.clear();
         c.truncate();

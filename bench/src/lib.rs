@@ -2,12 +2,14 @@
 //! the JSON report, the plot with its pixel font), the same-run floors it is measured
 //! against ([`baseline`]), the conformance-vector runner shared by the library's
 //! `tests/conformance.rs` and the real-GPU check (`gpu-check`), that check's parts, and the
-//! peer benchmark ([`peers`]: the same workload in peer crates, same run).
+//! peer benchmark ([`peers`]: the same workload in peer crates, same run), and the process
+//! counters they read ([`counters`]).
 
 #![warn(missing_docs)]
 
 pub mod baseline;
 pub mod conformance;
+pub mod counters;
 pub mod dispatch;
 pub mod font;
 pub mod parity;

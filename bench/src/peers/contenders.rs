@@ -14,6 +14,7 @@ use wgpu_tween::{
 
 use super::{phase, target, DURATION};
 use crate::baseline::BaselineLoop;
+use crate::counters::minor_faults;
 
 /// What a contender's step or read can fail with.
 pub type Failure = Box<dyn Error>;
@@ -163,24 +164,6 @@ fn timed<T>(make: impl FnOnce() -> T) -> (T, Creation) {
     let time = start.elapsed();
     let faults = minor_faults().saturating_sub(faults);
     (made, Creation { time, faults })
-}
-
-/// This process's minor page faults so far (0 where `/proc` does not say).
-#[must_use]
-pub fn minor_faults() -> u64 {
-    std::fs::read_to_string("/proc/self/stat")
-        .ok()
-        .and_then(|s| {
-            // The fields after the command name, which is in parentheses: minflt is the 10th
-            // field of the line, the 8th after it.
-            s.rsplit(')')
-                .next()?
-                .split_whitespace()
-                .nth(7)?
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0)
 }
 
 fn built(motions: impl Motions + 'static, create: Creation) -> Option<Result<Built, Failure>> {

@@ -17,8 +17,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 pub use contenders::{
-    animato_device, minor_faults, Built, Contender, Creation, Env, Failure, Motions, Shows,
-    CONTENDERS,
+    animato_device, Built, Contender, Creation, Env, Failure, Motions, Shows, CONTENDERS,
 };
 
 /// Loop duration, seconds.
