@@ -28,7 +28,7 @@ fn main() {
     if let Some(mode @ ("floor" | "floor-columns")) = args.get(1).map(String::as_str) {
         return floor(secs, mode == "floor-columns");
     }
-    // `fresh`: each round into a new, reserved world (the peer benchmark's creation).
+    // `fresh`: each round into a new, reserved world, its memory touched for the first time.
     let fresh = args.get(3).is_some_and(|a| a == "fresh");
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
@@ -105,9 +105,7 @@ impl Columns {
         }
         self.slot_of.push(slot);
     }
-}
 
-impl Columns {
     /// Columns of `N` live motions and `2N` slots.
     fn with_live_motions() -> Self {
         let mut c = Columns::default();
