@@ -1,12 +1,18 @@
 //! Creation under a profiler: `cargo run --release --example create_profile --
-//! run|batch|floor|floor-columns [secs] [fresh]` spawns 100k motions into a world of 100k
-//! live ones (the values bench's `spawn` workload), cancels them, and repeats, printing ns
-//! per created motion: the thread's CPU time (Linux `schedstat`, so that other processes on a
-//! loaded machine do not count), wall time, and page faults. `fresh` spawns each round into
-//! a new, reserved world instead (the first touch of the memory included, which the peer
-//! benchmark's creation spares itself by keeping freed memory). `floor` fills, in a hand-written loop, the columns a table of motions
-//! writes per motion (what any insert costs on this machine's memory); `floor-columns`
-//! writes them a column at a time.
+//! run|batch|floor|floor-columns|emitter|emitter-batch [secs] [fresh]`.
+//!
+//! - `run`, `batch`: spawn 100k motions into a world of 100k live ones (the values bench's
+//!   `spawn` workload), cancel them, and repeat, printing ns per created motion: the
+//!   thread's CPU time (Linux `schedstat`, so that other processes on a loaded machine do not
+//!   count), wall time, and page faults. `fresh` spawns each round into a new, reserved
+//!   world instead (the first touch of the memory included, which the peer benchmark's
+//!   creation spares itself by keeping freed memory).
+//! - `floor` fills, in a hand-written loop, the columns a table of motions writes per motion
+//!   (what any insert costs on this machine's memory); `floor-columns` writes them a column
+//!   at a time.
+//! - `emitter`, `emitter-batch`: a particle emitter's steady state, one at a time or in a
+//!   batch: each frame spawns 10k motions that finish ten frames later, so each update
+//!   completes and removes as many as were spawned.
 
 use std::time::{Duration, Instant};
 
@@ -27,6 +33,9 @@ fn main() {
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5.0);
     if let Some(mode @ ("floor" | "floor-columns")) = args.get(1).map(String::as_str) {
         return floor(secs, mode == "floor-columns");
+    }
+    if let Some(mode @ ("emitter" | "emitter-batch")) = args.get(1).map(String::as_str) {
+        return emitter(secs, mode == "emitter-batch");
     }
     // `fresh`: each round into a new, reserved world, its memory touched for the first time.
     let fresh = args.get(3).is_some_and(|a| a == "fresh");
@@ -208,5 +217,66 @@ fn floor(secs: f64, by_columns: bool) {
         if by_columns { "floor-columns" } else { "floor" },
         cpu as f64 / made as f64,
         timed.as_nanos() as f64 / made as f64
+    );
+}
+
+/// Motions an emitter spawns per frame, and how many frames each lives.
+const EMITTED: usize = 10_000;
+const LIFE_FRAMES: usize = 10;
+
+/// A particle emitter's steady state: every frame spawns `EMITTED` motions that finish
+/// `LIFE_FRAMES` frames later, so each update completes (and removes) as many as were
+/// spawned. Prints the CPU time per spawned motion of the spawn, of the update, and of an
+/// update of the same number of looping motions that never finish (the pass alone).
+fn emitter(secs: f64, batch: bool) {
+    let dt = 1.0f64 / 60.0;
+    let particle = |i: usize| {
+        Motion::new(0.0f32, i as f32, ((LIFE_FRAMES as f64 - 0.5) * dt) as f32).ease(Ease::OutQuad)
+    };
+    let mut steady = MotionWorld::new();
+    steady.set_cpu_threads(1);
+    for i in 0..EMITTED * LIFE_FRAMES {
+        motion(i).run(&mut steady).expect("valid");
+    }
+    let mut world = MotionWorld::new();
+    world.set_cpu_threads(1);
+    let base = particle(0);
+    let mut handles = Vec::with_capacity(EMITTED);
+    let (mut spawn_ns, mut update_ns, mut steady_ns, mut frames) = (0u64, 0u64, 0u64, 0usize);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        let start = thread_cpu_ns();
+        handles.clear();
+        if batch {
+            base.run_batch(
+                &mut world,
+                EMITTED,
+                |i| BatchItem::new(0.0, i as f32),
+                &mut handles,
+            )
+            .expect("valid motions");
+        } else {
+            handles.extend((0..EMITTED).map(|i| particle(i).run(&mut world).expect("valid")));
+        }
+        let spawned = thread_cpu_ns();
+        world.update(dt).expect("valid delta");
+        let updated = thread_cpu_ns();
+        steady.update(dt).expect("valid delta");
+        frames += 1;
+        if frames > 2 * LIFE_FRAMES {
+            spawn_ns += spawned - start;
+            update_ns += updated - spawned;
+            steady_ns += thread_cpu_ns() - updated;
+        }
+    }
+    let per = |ns: u64| ns as f64 / ((frames - 2 * LIFE_FRAMES) * EMITTED) as f64;
+    println!(
+        "{}: {} live; per spawned motion: spawn {:.1} ns, update {:.1} ns \
+         (of looping motions that never finish: {:.1} ns)",
+        if batch { "emitter-batch" } else { "emitter" },
+        world.len(),
+        per(spawn_ns),
+        per(update_ns),
+        per(steady_ns)
     );
 }

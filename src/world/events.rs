@@ -1,10 +1,10 @@
-//! Predicted events: a min-heap per clock (each time kind's, each group's) of the time on
-//! that clock at which a motion's next start, completion or loop boundary falls. Per update
+//! Predicted events: a queue per clock (each time kind's, each group's) of the time on that
+//! clock at which a motion's next start, completion or loop boundary falls. Per update
 //! only due entries are touched, so the bookkeeping is O(events), not O(motions); a group's
 //! pause or speed change moves its clock, not its keys.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// A heap entry. `seq` and `stamp` must match the slot's current motion (sequence numbers
 /// are never reused) and its event stamp, which rises on every re-anchor and on removal;
@@ -44,21 +44,74 @@ pub(crate) struct Due {
     pub slot: u32,
 }
 
-/// Entries a heap keeps room for however sparse it is.
+/// Entries a clock's queue keeps room for however sparse it is.
 const MIN_KEPT: usize = 1024;
 
-/// One heap per clock in use (indexed like the clock table).
+/// One queue per clock in use (indexed like the clock table).
 #[derive(Default)]
 pub(crate) struct EventQueue {
-    heaps: Vec<BinaryHeap<Reverse<Event>>>,
+    clocks: Vec<ClockEvents>,
+}
+
+/// A clock's events: those pushed in order (each at or after the one before, the common
+/// case: motions made alike finish in the order they were made) wait in a FIFO, O(1) both
+/// ways; the rest in a min-heap, whose pop costs a cache miss per level once it outgrows
+/// the cache (about 100 ns at 100k entries). Due events leave whichever holds the earlier.
+#[derive(Default)]
+struct ClockEvents {
+    sorted: VecDeque<Event>,
+    heap: BinaryHeap<Reverse<Event>>,
+}
+
+impl ClockEvents {
+    fn push(&mut self, event: Event) {
+        match self.sorted.back() {
+            Some(last) if event < *last => self.heap.push(Reverse(event)),
+            _ => self.sorted.push_back(event),
+        }
+    }
+
+    /// Removes and returns the earliest event if it is due at `w`.
+    fn pop_due(&mut self, w: f64) -> Option<Event> {
+        let in_order = self.sorted.front().filter(|e| e.key <= w);
+        let in_heap = self.heap.peek().map(|r| r.0).filter(|e| e.key <= w);
+        match (in_order, in_heap) {
+            (Some(a), Some(b)) if b < *a => self.heap.pop().map(|r| r.0),
+            (Some(_), _) => self.sorted.pop_front(),
+            (None, Some(_)) => self.heap.pop().map(|r| r.0),
+            (None, None) => None,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.sorted.len() + self.heap.len()
+    }
+
+    fn retain(&mut self, keep: impl Fn(&Event) -> bool) {
+        self.sorted.retain(&keep);
+        self.heap.retain(|Reverse(e)| keep(e));
+    }
+
+    /// Shrinks each part to twice `need` (at least [`MIN_KEPT`]) when its capacity is over
+    /// four times that.
+    fn shrink_if_sparse(&mut self, need: usize) {
+        let sparse = |capacity: usize| capacity > MIN_KEPT && capacity > 4 * need;
+        let kept = (2 * need).max(MIN_KEPT);
+        if sparse(self.sorted.capacity()) {
+            self.sorted.shrink_to(kept);
+        }
+        if sparse(self.heap.capacity()) {
+            self.heap.shrink_to(kept);
+        }
+    }
 }
 
 impl EventQueue {
     pub fn push(&mut self, clock: usize, event: Event) {
-        if self.heaps.len() <= clock {
-            self.heaps.resize_with(clock + 1, BinaryHeap::new);
+        if self.clocks.len() <= clock {
+            self.clocks.resize_with(clock + 1, ClockEvents::default);
         }
-        self.heaps[clock].push(Reverse(event));
+        self.clocks[clock].push(event);
     }
 
     /// Pops every entry due at `now[clock]` whose stamp is current into `due`.
@@ -68,13 +121,8 @@ impl EventQueue {
         is_current: impl Fn(u32, u64, u32) -> bool,
         due: &mut Vec<Due>,
     ) {
-        for (heap, &w) in self.heaps.iter_mut().zip(now) {
-            while let Some(Reverse(top)) = heap.peek() {
-                if top.key > w {
-                    break;
-                }
-                let event = *top;
-                heap.pop();
+        for (clock, &w) in self.clocks.iter_mut().zip(now) {
+            while let Some(event) = clock.pop_due(w) {
                 if is_current(event.slot, event.seq, event.stamp) {
                     due.push(Due {
                         seq: event.seq,
@@ -87,37 +135,31 @@ impl EventQueue {
 
     /// Total entries, stale ones included.
     pub fn len(&self) -> usize {
-        self.heaps.iter().map(BinaryHeap::len).sum()
+        self.clocks.iter().map(ClockEvents::len).sum()
     }
 
     /// Drops stale entries (re-anchored motions leave their old entry behind) and releases
     /// memory; O(entries), so call it only when stale entries dominate.
     pub fn purge(&mut self, is_current: impl Fn(u32, u64, u32) -> bool) {
-        for heap in &mut self.heaps {
-            heap.retain(|Reverse(e)| is_current(e.slot, e.seq, e.stamp));
-            if heap.capacity() > 64 && heap.len() * 4 < heap.capacity() {
-                heap.shrink_to(heap.len() * 2);
-            }
+        for clock in &mut self.clocks {
+            clock.retain(|e| is_current(e.slot, e.seq, e.stamp));
+            let len = clock.len();
+            clock.shrink_if_sparse(len);
         }
     }
 
-    /// Shrinks a heap whose capacity is over four times what `live` motions (or its own
-    /// entries, if more) need, to twice that: memory follows load, and a world of a stable
-    /// size never reallocates.
+    /// Shrinks a clock's queue whose capacity is over four times what `live` motions (or
+    /// its own entries, if more) need, to twice that: memory follows load, and a world of
+    /// a stable size never reallocates.
     pub fn shrink_if_sparse(&mut self, live: usize) {
-        for heap in &mut self.heaps {
-            let need = heap.len().max(live);
-            if heap.capacity() > MIN_KEPT && heap.capacity() > 4 * need {
-                heap.shrink_to((2 * need).max(MIN_KEPT));
-            }
+        for clock in &mut self.clocks {
+            let need = clock.len().max(live);
+            clock.shrink_if_sparse(need);
         }
     }
 
     pub fn clear(&mut self) {
-        for heap in &mut self.heaps {
-            heap.clear();
-            heap.shrink_to(0);
-        }
+        self.clocks.clear();
     }
 }
 
@@ -171,4 +213,68 @@ pub(crate) fn next_event_key(
     }
     let key = row.base() + (boundary - snap) / speed;
     Some(key - (key.abs() + (boundary / speed).abs()) * 4.0 * f64::EPSILON)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(key: f64, seq: u64) -> Event {
+        Event {
+            key,
+            seq,
+            slot: seq as u32,
+            stamp: 0,
+        }
+    }
+
+    fn due_at(queue: &mut EventQueue, now: f64) -> Vec<u64> {
+        let mut due = Vec::new();
+        queue.pop_due(&[now], |_, _, _| true, &mut due);
+        due.iter().map(|d| d.seq).collect()
+    }
+
+    #[test]
+    fn events_leave_in_time_order_whichever_order_they_came_in() {
+        let mut queue = EventQueue::default();
+        // In order (the FIFO), then earlier ones (the heap), ties broken by sequence.
+        for (key, seq) in [
+            (1.0, 1),
+            (2.0, 2),
+            (2.0, 3),
+            (5.0, 4),
+            (0.5, 5),
+            (2.0, 0),
+            (3.0, 6),
+        ] {
+            queue.push(0, event(key, seq));
+        }
+        assert_eq!(due_at(&mut queue, 0.4), Vec::<u64>::new());
+        assert_eq!(due_at(&mut queue, 2.0), vec![5, 1, 0, 2, 3]);
+        assert_eq!(queue.len(), 2);
+        queue.push(0, event(4.0, 7));
+        assert_eq!(due_at(&mut queue, 10.0), vec![6, 7, 4]);
+        assert_eq!(queue.len(), 0);
+    }
+
+    #[test]
+    fn purge_keeps_only_current_events_in_both_parts() {
+        let mut queue = EventQueue::default();
+        for (key, seq) in [(1.0, 1), (3.0, 2), (2.0, 3), (4.0, 4)] {
+            queue.push(0, event(key, seq));
+        }
+        queue.purge(|_, seq, _| seq % 2 == 1);
+        assert_eq!(queue.len(), 2);
+        assert_eq!(due_at(&mut queue, 10.0), vec![1, 3]);
+    }
+
+    #[test]
+    fn each_clock_pops_at_its_own_time() {
+        let mut queue = EventQueue::default();
+        queue.push(1, event(1.0, 1));
+        queue.push(0, event(5.0, 2));
+        let mut due = Vec::new();
+        queue.pop_due(&[2.0, 2.0], |_, _, _| true, &mut due);
+        assert_eq!(due.iter().map(|d| d.seq).collect::<Vec<_>>(), vec![1]);
+    }
 }
