@@ -76,7 +76,11 @@ impl Touched {
         if self.all {
             return;
         }
-        if self.rows.len() + indices.len() > (len / 4).max(1024) {
+        // (At most one entry per row, duplicates included: a bound only for a world whose
+        // executor never drains the log. A quarter was too few: an emitter's update
+        // touches a row per spawn and two per removal, and "everything" then refreshed
+        // every row of the table.)
+        if self.rows.len() + indices.len() > len.max(1024) {
             self.all = true;
             self.rows.clear();
         } else {
@@ -329,8 +333,8 @@ impl Rows {
             }
             self.slot_of.shrink_to(target);
             self.regroup.shrink_to(target);
-            // The logs hold at most about a quarter of the rows (`Touched::mark`) or the
-            // rows touched between two syncs.
+            // The logs hold at most about one entry per row (`Touched::mark`) or the rows
+            // touched between two syncs.
             self.touched.rows.shrink_to(1024);
             if let Some(log) = &mut self.gpu_journal {
                 log.origin.shrink_to(target);
