@@ -1,5 +1,5 @@
 //! Creation under a profiler: `cargo run --release --example create_profile --
-//! run|batch|floor|floor-columns|emitter|emitter-batch [secs] [fresh]`.
+//! run|batch|floor|floor-columns|emitter|emitter-batch|emitter-floor [secs] [fresh]`.
 //!
 //! - `run`, `batch`: spawn 100k motions into a world of 100k live ones (the values bench's
 //!   `spawn` workload), cancel them, and repeat, printing ns per created motion: the
@@ -12,7 +12,8 @@
 //!   at a time.
 //! - `emitter`, `emitter-batch`: a particle emitter's steady state, one at a time or in a
 //!   batch: each frame spawns 10k motions that finish ten frames later, so each update
-//!   completes and removes as many as were spawned.
+//!   completes and removes as many as were spawned. `emitter-floor`: the same particles
+//!   hand-written, in a `Vec`.
 
 use std::time::{Duration, Instant};
 
@@ -34,8 +35,12 @@ fn main() {
     if let Some(mode @ ("floor" | "floor-columns")) = args.get(1).map(String::as_str) {
         return floor(secs, mode == "floor-columns");
     }
-    if let Some(mode @ ("emitter" | "emitter-batch")) = args.get(1).map(String::as_str) {
-        return emitter(secs, mode == "emitter-batch");
+    match args.get(1).map(String::as_str) {
+        Some(mode @ ("emitter" | "emitter-batch")) => {
+            return emitter(secs, mode == "emitter-batch")
+        }
+        Some("emitter-floor") => return emitter_floor(secs),
+        _ => {}
     }
     // `fresh`: each round into a new, reserved world, its memory touched for the first time.
     let fresh = args.get(3).is_some_and(|a| a == "fresh");
@@ -278,5 +283,55 @@ fn emitter(secs: f64, batch: bool) {
         per(spawn_ns),
         per(update_ns),
         per(steady_ns)
+    );
+}
+
+/// A hand-written particle, for the emitter's floor.
+struct Particle {
+    to: f32,
+    start: f64,
+}
+
+/// The emitter's floor: the same particles in a `Vec`, hand-written: each update evaluates
+/// every particle (OutQuad from 0) and swap-removes those that finished.
+fn emitter_floor(secs: f64) {
+    let dt = 1.0f64 / 60.0;
+    let duration = (LIFE_FRAMES as f64 - 0.5) * dt;
+    let mut particles: Vec<Particle> = Vec::new();
+    let (mut now, mut sum) = (0.0f64, 0.0f32);
+    let (mut spawn_ns, mut update_ns, mut frames) = (0u64, 0u64, 0usize);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        let start = thread_cpu_ns();
+        for i in 0..EMITTED {
+            let to = std::hint::black_box(i as f32);
+            particles.push(Particle { to, start: now });
+        }
+        let spawned = thread_cpu_ns();
+        now += dt;
+        let mut i = 0;
+        while i < particles.len() {
+            let p = &particles[i];
+            let t = ((now - p.start) / duration).min(1.0) as f32;
+            sum += p.to * (1.0 - (1.0 - t) * (1.0 - t));
+            if t >= 1.0 {
+                particles.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        std::hint::black_box(sum);
+        frames += 1;
+        if frames > 2 * LIFE_FRAMES {
+            spawn_ns += spawned - start;
+            update_ns += thread_cpu_ns() - spawned;
+        }
+    }
+    let per = |ns: u64| ns as f64 / ((frames - 2 * LIFE_FRAMES) * EMITTED) as f64;
+    println!(
+        "emitter-floor: {} live; per spawned motion: spawn {:.1} ns, update {:.1} ns",
+        particles.len(),
+        per(spawn_ns),
+        per(update_ns)
     );
 }

@@ -87,6 +87,18 @@ impl Touched {
             self.rows.extend(indices);
         }
     }
+
+    /// Empties the log once the executor has read it. Its memory follows the table: after
+    /// the rows have gone (a world whose motions all completed) it keeps twice what they
+    /// need, not what their removal logged.
+    pub fn drained(&mut self, len: usize) {
+        self.all = false;
+        self.rows.clear();
+        let kept = (2 * len).max(1024);
+        if self.rows.capacity() > 2 * kept {
+            self.rows.shrink_to(kept);
+        }
+    }
 }
 
 /// What changed in the rows since the GPU copy was last synchronised.
@@ -253,16 +265,36 @@ impl Rows {
         }
     }
 
-    /// Removes the last row (`Rows::remove` first moves the row it removes there, so no
-    /// other row moves).
-    pub(super) fn pop(&mut self) {
-        let Some(last) = self.rows.len().checked_sub(1) else {
-            return;
-        };
-        // Curve keys die with their row.
-        if self.rows[last].ease_bits() == crate::core::curve::ID_CURVE {
-            self.curves.free(self.params(last as u32));
+    /// Copies row `from` over row `to` with everything that belongs to it (in a GPU copy's
+    /// log too: a move, unless the drain finds a clash); `to`'s old content is gone. Half a
+    /// [`swap`](Self::swap): a removal's rows go to the end only to be dropped there.
+    pub(super) fn move_row(&mut self, from: u32, to: u32) {
+        let (i, j) = (from as usize, to as usize);
+        self.rows[j] = self.rows[i];
+        for column in &mut self.lanes {
+            column[j] = column[i];
         }
+        for column in &mut self.outputs {
+            column[j] = column[i];
+        }
+        self.slot_of[j] = self.slot_of[i];
+        self.touched.mark(to, self.rows.len());
+        if let Some(log) = &mut self.gpu_journal {
+            log.origin[j] = log.origin[i];
+            log.touched.push(to);
+        }
+    }
+
+    /// Frees what row `index` holds outside the table (its curve's keys): before the row is
+    /// removed.
+    pub(super) fn release(&mut self, index: u32) {
+        if self.rows[index as usize].ease_bits() == crate::core::curve::ID_CURVE {
+            self.curves.free(self.params(index));
+        }
+    }
+
+    /// Drops the last row, whose content was released or moved (see `Rows::remove`).
+    pub(super) fn pop(&mut self) {
         self.rows.pop();
         for column in &mut self.lanes {
             column.pop();

@@ -83,8 +83,8 @@ fn permute<T: bytemuck::Pod>(column: &mut [T], start: usize, dest: &[u32], scrat
     }
 }
 
-/// The row swaps a [`Rows::place_next`] or [`Rows::remove`] made, in order: at most one per
-/// class, so it never allocates.
+/// The row swaps a [`Rows::place_next`] made, or the moves of a [`Rows::remove`], in order:
+/// at most one per class, so it never allocates.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Swaps {
     pairs: [[u32; 2]; CLASSES],
@@ -97,8 +97,8 @@ impl Swaps {
         self.len += 1;
     }
 
-    /// Every row index a swap touched (some twice): the rows whose owners must be told
-    /// where their row now is.
+    /// Every row index a swap or move touched (some twice): the rows whose owners must be
+    /// told where their row now is.
     pub fn rows(&self) -> impl Iterator<Item = u32> + Clone + '_ {
         self.pairs[..self.len].iter().flatten().copied()
     }
@@ -260,8 +260,9 @@ impl Rows {
         }
     }
 
-    /// Removes row `index`: moves it to the end of the table past the later classes' runs
-    /// (shrinking the runs) and drops it there, so no row but the swapped ones moves.
+    /// Removes row `index`: the last row of its class's run moves into its place, the last
+    /// of the next class's run into that one's, and so on, and the table's last row goes;
+    /// no other row moves. Returns the moves as pairs `(to, from)`.
     pub(super) fn remove(&mut self, index: u32) -> Swaps {
         debug_assert_eq!(
             self.class_end[CLASSES - 1] as usize,
@@ -269,18 +270,19 @@ impl Rows {
             "rows unplaced"
         );
         let class = class_of(&self.rows[index as usize]);
-        let mut at = index;
+        self.release(index);
+        let mut hole = index;
         let mut swaps = Swaps::default();
         for c in class..CLASSES {
             let last = self.class_end[c] - 1;
-            if at != last {
-                self.swap(at, last);
-                swaps.push(at, last);
-                at = last;
+            if hole != last {
+                self.move_row(last, hole);
+                swaps.push(hole, last);
+                hole = last;
             }
             self.class_end[c] -= 1;
         }
-        debug_assert_eq!(at as usize + 1, self.len());
+        debug_assert_eq!(hole as usize + 1, self.len());
         self.pop();
         self.count_disordered(swaps.rows());
         swaps

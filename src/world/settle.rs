@@ -117,8 +117,10 @@ impl MotionWorld {
         self.table.rows.shrink_if_sparse();
         if self.table.len() == 0 {
             // An empty world evaluates nothing, so the executors' per-row state (the CPU
-            // segment cache, the GPU table) would never shrink otherwise.
+            // segment cache and its log of touched rows, the GPU table) would never shrink
+            // otherwise.
             self.executor.release_idle();
+            self.table.rows.touched.drained(0);
             if let Some(gpu) = self.gpu.as_deref_mut() {
                 gpu.release_idle();
             }

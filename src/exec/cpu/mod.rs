@@ -195,8 +195,7 @@ impl CpuExecutor {
                 }
             }
         }
-        touched.all = false;
-        touched.rows.clear();
+        touched.drained(len);
         if len != self.rows_seen {
             // The chunks that held the old and the new last row (their row counts changed).
             for end in [len, self.rows_seen.min(len)] {
