@@ -6,7 +6,7 @@
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BinaryHeap, VecDeque};
 
-/// A heap entry. `seq` and `stamp` must match the slot's current motion (sequence numbers
+/// A queue entry. `seq` and `stamp` must match the slot's current motion (sequence numbers
 /// are never reused) and its event stamp, which rises on every re-anchor and on removal;
 /// other entries are stale and dropped when popped.
 #[derive(Clone, Copy, Debug)]

@@ -10,7 +10,7 @@ use crate::table::targets::TargetRef;
 pub(crate) struct SlotMeta {
     /// Creation sequence number: unique for the world's lifetime, defines visiting order.
     pub(super) seq: u64,
-    /// Rises on every re-anchor; heap entries of older stamps (or other seqs) are stale.
+    /// Rises on every re-anchor; event entries of older stamps (or other seqs) are stale.
     pub(super) stamp: u32,
     pub(super) options: MotionOptions,
     pub(super) debug_name: &'static str,
@@ -79,7 +79,7 @@ pub(crate) struct BoundMotion {
     /// child (driven by it), a bind that skips values during a delay (its status decides;
     /// a negative clock is a delay too).
     /// Other bound motions without a due event only get their value: their transitions
-    /// (loop complete, complete) come through the event heap.
+    /// (loop complete, complete) come through the event queue.
     pub(super) exact: bool,
     pub(super) bind: Option<BindFn>,
 }

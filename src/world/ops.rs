@@ -383,7 +383,7 @@ impl MotionWorld {
         Ok(())
     }
 
-    /// Stores a re-anchored row and makes the motion's pending heap entries stale.
+    /// Stores a re-anchored row and makes the motion's pending event entries stale.
     fn reanchored(&mut self, slot: u32, row_index: u32, row: MotionRow) {
         self.table.rows.set_row(row_index, row);
         let meta = &mut self.table.meta[slot as usize];

@@ -122,7 +122,7 @@ impl MotionWorld {
             data.height = data.height.max(self.sequence_height(slot) + 1);
             let meta = &mut self.table.meta[slot as usize];
             meta.in_sequence = true;
-            // Its clock is the sequence's now: pending heap entries become stale.
+            // Its clock is the sequence's now: pending event entries become stale.
             meta.stamp = meta.stamp.wrapping_add(1);
             self.visit_exactly(slot);
             let index = self.table.slots[slot as usize].row;

@@ -101,7 +101,7 @@ impl MotionWorld {
         self.removals.clear();
     }
 
-    /// Shrinks what grew: the bound list, stale heap entries, rows, slots. Each check is
+    /// Shrinks what grew: the bound list, stale event entries, rows, slots. Each check is
     /// O(1) unless it acts, and it acts only when at least half of a structure is waste.
     pub(super) fn maintain(&mut self) {
         if self.bound_dead > 32 && self.bound_dead * 2 > self.bound.len() {
