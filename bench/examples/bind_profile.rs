@@ -1,8 +1,8 @@
 //! Bound updates under a profiler: `cargo run --release --example bind_profile --
-//! none|bind|indexed|host|boxed|typed [secs] [n]` builds the peer benchmark's world of `n`
+//! none|bind|sparse|indexed|host|boxed|typed [secs] [n]` builds the peer benchmark's world of `n`
 //! (100k) looping f32 motions and updates it for `secs` (5), printing ns per motion per update
 //! (the thread's CPU time, Linux `schedstat`). `none` has no binds, `bind` a bind on every
-//! motion, `indexed` one bind shared by the batch, `host` a host target on every motion (one
+//! motion, `sparse` a bind on every 16th (made among the others), `indexed` one bind shared by the batch, `host` a host target on every motion (one
 //! array). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
 //! boxed closure each, or to closures of one type stored side by side.
 
@@ -55,6 +55,19 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
     match mode {
         "none" => handles.extend((0..n).map(|i| motion(i).run(&mut world).expect("valid"))),
         "bind" => handles.extend((0..n).map(|i| {
+            let slots = Arc::clone(slots);
+            motion(i)
+                .bind(&mut world, move |v| {
+                    slots[i].store(v.to_bits(), Ordering::Relaxed)
+                })
+                .expect("valid")
+        })),
+        // A bind on every 16th motion, created among the others (the benchmark binary's
+        // readback column): binds that make no run.
+        "sparse" => handles.extend((0..n).map(|i| {
+            if i % 16 != 0 {
+                return motion(i).run(&mut world).expect("valid");
+            }
             let slots = Arc::clone(slots);
             motion(i)
                 .bind(&mut world, move |v| {
