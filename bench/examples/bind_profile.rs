@@ -1,8 +1,8 @@
 //! Bound updates under a profiler: `cargo run --release --example bind_profile --
-//! none|bind|sparse|indexed|host|boxed|typed [secs] [n]` builds the peer benchmark's world of `n`
+//! none|bind|sparse|indexed|host|mixed|mixed-bound|boxed|typed [secs] [n]` builds the peer benchmark's world of `n`
 //! (100k) looping f32 motions and updates it for `secs` (5), printing ns per motion per update
 //! (the thread's CPU time, Linux `schedstat`). `none` has no binds, `bind` a bind on every
-//! motion, `sparse` a bind on every 16th (made among the others), `indexed` one bind shared by the batch, `host` a host target on every motion (one
+//! motion, `sparse` a bind on every 16th (made among the others), `mixed` and `mixed-bound` the benchmark binary's mixed world without and with its binds, `indexed` one bind shared by the batch, `host` a host target on every motion (one
 //! array). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
 //! boxed closure each, or to closures of one type stored side by side.
 
@@ -62,6 +62,11 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
                 })
                 .expect("valid")
         })),
+        // The benchmark binary's mixed world, without and with its binds (one in 16).
+        "mixed" | "mixed-bound" => {
+            wgpu_tween_bench::workload::populate(&mut world, n, mode == "mixed-bound")
+                .expect("valid");
+        }
         // A bind on every 16th motion, created among the others (the benchmark binary's
         // readback column): binds that make no run.
         "sparse" => handles.extend((0..n).map(|i| {
