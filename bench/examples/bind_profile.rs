@@ -1,9 +1,12 @@
 //! Bound updates under a profiler: `cargo run --release --example bind_profile --
-//! none|bind|sparse|indexed|host|mixed|mixed-bound|boxed|typed [secs] [n]` builds the peer benchmark's world of `n`
-//! (100k) looping f32 motions and updates it for `secs` (5), printing ns per motion per update
-//! (the thread's CPU time, Linux `schedstat`). `none` has no binds, `bind` a bind on every
-//! motion, `sparse` a bind on every 16th (made among the others), `mixed` and `mixed-bound` the benchmark binary's mixed world without and with its binds, `indexed` one bind shared by the batch, `host` a host target on every motion (one
-//! array). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
+//! MODE [secs] [n]` builds a world of `n` (100k) motions and updates it for `secs` (5),
+//! printing ns per motion per update (the thread's CPU time, Linux `schedstat`).
+//!
+//! The peer benchmark's looping f32 motions: `none` has no binds, `bind` a bind on every
+//! motion, `sparse` a bind on every 16th (made among the others), `indexed` one bind shared
+//! by the batch, `host` a host target on every motion (one array). `mixed` and
+//! `mixed-bound`: the benchmark binary's mixed world, without and with its binds (one in
+//! 16). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
 //! boxed closure each, or to closures of one type stored side by side.
 
 use std::sync::atomic::{AtomicU32, Ordering};
