@@ -225,3 +225,38 @@ fn a_panicking_drop_in_a_run_is_reported_for_its_motion() {
         assert_eq!(take(&log), [(0, 3.0), (2, 3.0)], "{name}: the others go on");
     }
 }
+
+/// §2 and §6: a clock run below 0 reports Delayed, so a motion that skips values during its
+/// delay gets none there even with a delay of 0, and gets them again once the clock is back
+/// above; one that does not skip gets its start value meanwhile. (A bound motion that may
+/// skip values is visited exactly; a zero delay is no reason to stop.)
+#[test]
+fn a_clock_run_back_below_zero_skips_values_even_with_no_delay() {
+    for exec in executors() {
+        let (mut world, name) = (exec.world(), exec.name());
+        let log: Log = Arc::default();
+        let skipping = Motion::new(0.0f32, 4.0, 1.0)
+            .delay(0.0)
+            .immediate_bind(false)
+            .bind(&mut world, logger(&log, 0))
+            .unwrap();
+        let plain = Motion::new(0.0f32, 4.0, 1.0)
+            .immediate_bind(false)
+            .bind(&mut world, logger(&log, 1))
+            .unwrap();
+        world.update(0.5).unwrap();
+        assert_eq!(take(&log), [(0, 2.0), (1, 2.0)], "{name}: T = 0.5");
+        for h in [skipping, plain] {
+            world.set_playback_speed(h, -1.0).unwrap();
+        }
+        world.update(0.25).unwrap();
+        assert_eq!(take(&log), [(0, 1.0), (1, 1.0)], "{name}: T = 0.25");
+        world.update(0.5).unwrap();
+        assert_eq!(take(&log), [(1, 0.0)], "{name}: T = -0.25, Delayed");
+        for h in [skipping, plain] {
+            world.set_playback_speed(h, 1.0).unwrap();
+        }
+        world.update(0.5).unwrap();
+        assert_eq!(take(&log), [(0, 1.0), (1, 1.0)], "{name}: T = 0.25 again");
+    }
+}
