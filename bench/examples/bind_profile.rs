@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionWorld};
+use wgpu_tween::{BatchItem, Ease, LoopType, Motion, MotionHandle, MotionWorld};
 use wgpu_tween_bench::counters::thread_cpu_ns;
 use wgpu_tween_bench::peers::{phase, target};
 
@@ -51,20 +51,23 @@ fn main() {
     );
 }
 
+/// Motion `i` with a bind that stores its value in slot `i`.
+fn bound(world: &mut MotionWorld, i: usize, slots: &Arc<[AtomicU32]>) -> MotionHandle {
+    let slots = Arc::clone(slots);
+    motion(i)
+        .bind(world, move |v| {
+            slots[i].store(v.to_bits(), Ordering::Relaxed)
+        })
+        .expect("valid")
+}
+
 fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
     let mut handles = Vec::with_capacity(n);
     match mode {
         "none" => handles.extend((0..n).map(|i| motion(i).run(&mut world).expect("valid"))),
-        "bind" => handles.extend((0..n).map(|i| {
-            let slots = Arc::clone(slots);
-            motion(i)
-                .bind(&mut world, move |v| {
-                    slots[i].store(v.to_bits(), Ordering::Relaxed)
-                })
-                .expect("valid")
-        })),
+        "bind" => handles.extend((0..n).map(|i| bound(&mut world, i, slots))),
         // The benchmark binary's mixed world, without and with its binds (one in 16).
         "mixed" | "mixed-bound" => {
             wgpu_tween_bench::workload::populate(&mut world, n, mode == "mixed-bound")
@@ -73,15 +76,11 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
         // A bind on every 16th motion, created among the others (the benchmark binary's
         // readback column): binds that make no run.
         "sparse" => handles.extend((0..n).map(|i| {
-            if i % 16 != 0 {
-                return motion(i).run(&mut world).expect("valid");
+            if i % 16 == 0 {
+                bound(&mut world, i, slots)
+            } else {
+                motion(i).run(&mut world).expect("valid")
             }
-            let slots = Arc::clone(slots);
-            motion(i)
-                .bind(&mut world, move |v| {
-                    slots[i].store(v.to_bits(), Ordering::Relaxed)
-                })
-                .expect("valid")
         })),
         "indexed" => {
             let slots = Arc::clone(slots);

@@ -228,16 +228,36 @@ fn floor(secs: f64, by_columns: bool) {
 /// Motions an emitter spawns per frame, and how many frames each lives.
 const EMITTED: usize = 10_000;
 const LIFE_FRAMES: usize = 10;
+/// The emitter's frame, and each particle's duration: it finishes in its tenth update.
+const FRAME: f64 = 1.0 / 60.0;
+const PARTICLE_DURATION: f64 = (LIFE_FRAMES as f64 - 0.5) * FRAME;
+
+/// Runs `frame` for `secs` and returns the mean of each of its `K` CPU times (ns) per
+/// spawned motion, leaving out the frames before the emitter's steady state (the first
+/// particles still live).
+fn emitter_frames<const K: usize>(secs: f64, mut frame: impl FnMut() -> [u64; K]) -> [f64; K] {
+    let (mut total, mut frames) = ([0u64; K], 0usize);
+    let end = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < end {
+        let times = frame();
+        frames += 1;
+        if frames > 2 * LIFE_FRAMES {
+            for (t, ns) in total.iter_mut().zip(times) {
+                *t += ns;
+            }
+        }
+    }
+    let spawned = (frames.saturating_sub(2 * LIFE_FRAMES) * EMITTED).max(1) as f64;
+    total.map(|ns| ns as f64 / spawned)
+}
 
 /// A particle emitter's steady state: every frame spawns `EMITTED` motions that finish
 /// `LIFE_FRAMES` frames later, so each update completes (and removes) as many as were
 /// spawned. Prints the CPU time per spawned motion of the spawn, of the update, and of an
 /// update of the same number of looping motions that never finish (the pass alone).
 fn emitter(secs: f64, batch: bool) {
-    let dt = 1.0f64 / 60.0;
-    let particle = |i: usize| {
-        Motion::new(0.0f32, i as f32, ((LIFE_FRAMES as f64 - 0.5) * dt) as f32).ease(Ease::OutQuad)
-    };
+    let particle =
+        |i: usize| Motion::new(0.0f32, i as f32, PARTICLE_DURATION as f32).ease(Ease::OutQuad);
     let mut steady = MotionWorld::new();
     steady.set_cpu_threads(1);
     for i in 0..EMITTED * LIFE_FRAMES {
@@ -247,9 +267,7 @@ fn emitter(secs: f64, batch: bool) {
     world.set_cpu_threads(1);
     let base = particle(0);
     let mut handles = Vec::with_capacity(EMITTED);
-    let (mut spawn_ns, mut update_ns, mut steady_ns, mut frames) = (0u64, 0u64, 0u64, 0usize);
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
+    let [spawn, update, pass] = emitter_frames(secs, || {
         let start = thread_cpu_ns();
         handles.clear();
         if batch {
@@ -264,25 +282,20 @@ fn emitter(secs: f64, batch: bool) {
             handles.extend((0..EMITTED).map(|i| particle(i).run(&mut world).expect("valid")));
         }
         let spawned = thread_cpu_ns();
-        world.update(dt).expect("valid delta");
+        world.update(FRAME).expect("valid delta");
         let updated = thread_cpu_ns();
-        steady.update(dt).expect("valid delta");
-        frames += 1;
-        if frames > 2 * LIFE_FRAMES {
-            spawn_ns += spawned - start;
-            update_ns += updated - spawned;
-            steady_ns += thread_cpu_ns() - updated;
-        }
-    }
-    let per = |ns: u64| ns as f64 / ((frames - 2 * LIFE_FRAMES) * EMITTED) as f64;
+        steady.update(FRAME).expect("valid delta");
+        [
+            spawned - start,
+            updated - spawned,
+            thread_cpu_ns() - updated,
+        ]
+    });
     println!(
-        "{}: {} live; per spawned motion: spawn {:.1} ns, update {:.1} ns \
-         (of looping motions that never finish: {:.1} ns)",
+        "{}: {} live; per spawned motion: spawn {spawn:.1} ns, update {update:.1} ns \
+         (of looping motions that never finish: {pass:.1} ns)",
         if batch { "emitter-batch" } else { "emitter" },
         world.len(),
-        per(spawn_ns),
-        per(update_ns),
-        per(steady_ns)
     );
 }
 
@@ -295,24 +308,20 @@ struct Particle {
 /// The emitter's floor: the same particles in a `Vec`, hand-written: each update evaluates
 /// every particle (OutQuad from 0) and swap-removes those that finished.
 fn emitter_floor(secs: f64) {
-    let dt = 1.0f64 / 60.0;
-    let duration = (LIFE_FRAMES as f64 - 0.5) * dt;
     let mut particles: Vec<Particle> = Vec::new();
     let (mut now, mut sum) = (0.0f64, 0.0f32);
-    let (mut spawn_ns, mut update_ns, mut frames) = (0u64, 0u64, 0usize);
-    let end = Instant::now() + Duration::from_secs_f64(secs);
-    while Instant::now() < end {
+    let [spawn, update] = emitter_frames(secs, || {
         let start = thread_cpu_ns();
         for i in 0..EMITTED {
             let to = std::hint::black_box(i as f32);
             particles.push(Particle { to, start: now });
         }
         let spawned = thread_cpu_ns();
-        now += dt;
+        now += FRAME;
         let mut i = 0;
         while i < particles.len() {
             let p = &particles[i];
-            let t = ((now - p.start) / duration).min(1.0) as f32;
+            let t = ((now - p.start) / PARTICLE_DURATION).min(1.0) as f32;
             sum += p.to * (1.0 - (1.0 - t) * (1.0 - t));
             if t >= 1.0 {
                 particles.swap_remove(i);
@@ -321,17 +330,10 @@ fn emitter_floor(secs: f64) {
             }
         }
         std::hint::black_box(sum);
-        frames += 1;
-        if frames > 2 * LIFE_FRAMES {
-            spawn_ns += spawned - start;
-            update_ns += thread_cpu_ns() - spawned;
-        }
-    }
-    let per = |ns: u64| ns as f64 / ((frames - 2 * LIFE_FRAMES) * EMITTED) as f64;
+        [spawned - start, thread_cpu_ns() - spawned]
+    });
     println!(
-        "emitter-floor: {} live; per spawned motion: spawn {:.1} ns, update {:.1} ns",
+        "emitter-floor: {} live; per spawned motion: spawn {spawn:.1} ns, update {update:.1} ns",
         particles.len(),
-        per(spawn_ns),
-        per(update_ns)
     );
 }
