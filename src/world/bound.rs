@@ -3,7 +3,7 @@
 
 use super::bound_run::Stop;
 use super::callbacks::guarded;
-use super::meta::{BoundEntry, BoundMotion, GONE};
+use super::meta::{BoundEntry, BoundMotion, BoundVisit, GONE};
 use super::visit::output;
 use super::MotionWorld;
 use crate::core::value::Lanes;
@@ -18,7 +18,7 @@ struct Cursor {
 impl MotionWorld {
     /// An update's visits: the bound motions and the due ones, merged in creation order
     /// (docs/semantics.md §6). A due motion gets the exact visit; a bound one without a due
-    /// event (and that needs no exact visit) just gets its value.
+    /// event is visited as its [`BoundVisit`] says (most just get their value).
     pub(super) fn visit_all(&mut self) {
         let mut at = Cursor::default();
         let end = self.bound.len();
@@ -78,10 +78,10 @@ impl MotionWorld {
                             return at; // reached `until`
                         }
                         Stop::At(_) => {}
-                        Stop::Exact(i) => {
-                            let row = row(i);
+                        Stop::Visit(i) => {
+                            let (row, visit) = (row(i), run.visit_of(i));
                             at = self.step(Cursor { motion: i, ..at });
-                            if row != GONE {
+                            if row != GONE && visit == BoundVisit::Exact {
                                 self.visit(self.table.rows.slot_of()[row as usize], false);
                             }
                             continue;
@@ -106,10 +106,14 @@ impl MotionWorld {
                 continue;
             }
             let slot = || rows.slot_of()[entry.row as usize];
-            if entry.exact {
-                let slot = slot();
-                self.visit(slot, false);
-                continue;
+            match entry.visit {
+                BoundVisit::Value => {}
+                BoundVisit::Exact => {
+                    let slot = slot();
+                    self.visit(slot, false);
+                    continue;
+                }
+                BoundVisit::Wait => continue,
             }
             let Some(bind) = entry.bind.as_mut() else {
                 continue;
@@ -123,6 +127,17 @@ impl MotionWorld {
             }
         }
         at
+    }
+
+    /// Sets how an update visits the bound motion in `slot` without a due event (nothing
+    /// if it is not bound).
+    pub(super) fn set_bound_visit(&mut self, slot: u32, visit: BoundVisit) {
+        let meta = &self.table.meta[slot as usize];
+        match meta.bound.map(|i| self.bound.motion_mut(i, meta.seq)) {
+            Some((BoundEntry::One(entry), _)) => entry.visit = visit,
+            Some((BoundEntry::Run(run), index)) => run.set_visit(index, visit),
+            None => {}
+        }
     }
 
     /// Calls the bind; a panic is reported and, with cancel-on-error, cancels the motion.
@@ -164,12 +179,7 @@ impl MotionWorld {
     /// sequence) and `value` its exact path (its row's output is not its value).
     pub(super) fn visit_exactly(&mut self, slot: u32) {
         self.table.slots.set_exact(slot);
-        let meta = &self.table.meta[slot as usize];
-        match meta.bound.map(|i| self.bound.motion_mut(i, meta.seq)) {
-            Some((BoundEntry::One(entry), _)) => entry.exact = true,
-            Some((BoundEntry::Run(run), index)) => run.set_exact(index),
-            None => {}
-        }
+        self.set_bound_visit(slot, BoundVisit::Exact);
     }
 
     /// Drops the entries of motions that are gone (once at least half of the list is).

@@ -12,7 +12,7 @@
 use std::any::Any;
 
 use super::callbacks::guarded;
-use super::meta::{BoundEntry, BoundList, GONE};
+use super::meta::{BoundEntry, BoundList, BoundVisit, GONE};
 use super::visit::output;
 use crate::core::value::{Animatable, Lanes, RoundingMode};
 use crate::table::rows::Rows;
@@ -184,7 +184,7 @@ pub(crate) trait OwnBind: Send {
 
     /// Adds the bound entry of the motion of sequence number `seq` (the highest yet) at row
     /// `row` with this bind ([`attach`]). Returns the index of its entry.
-    fn attach(self: Box<Self>, list: &mut BoundList, seq: u64, row: u32, exact: bool) -> u32;
+    fn attach(self: Box<Self>, list: &mut BoundList, seq: u64, row: u32, visit: BoundVisit) -> u32;
 
     /// For a bind of the same type to take the closure out (when they make a run).
     fn as_any_mut(&mut self) -> &mut dyn Any;
@@ -219,10 +219,10 @@ impl<T: Animatable, F: FnMut(T) + Send + 'static> OwnBind for Own<T, F> {
         }
     }
 
-    fn attach(self: Box<Self>, list: &mut BoundList, seq: u64, row: u32, exact: bool) -> u32 {
+    fn attach(self: Box<Self>, list: &mut BoundList, seq: u64, row: u32, visit: BoundVisit) -> u32 {
         match self.bind {
-            Some(bind) => attach(list, seq, row, bind, self.rounding, exact),
-            None => list.push_one(seq, row, T::LANES as u8, exact, None),
+            Some(bind) => attach(list, seq, row, bind, self.rounding, visit),
+            None => list.push_one(seq, row, T::LANES as u8, visit, None),
         }
     }
 
@@ -242,25 +242,23 @@ pub(super) fn attach<T: Animatable, F: FnMut(T) + Send + 'static>(
     row: u32,
     bind: F,
     rounding: RoundingMode,
-    exact: bool,
+    visit: BoundVisit,
 ) -> u32 {
     let last = list.len().wrapping_sub(1);
     let next = (list.len() > 0).then(|| seq - list.first_seq(last));
     match list.last_mut() {
-        Some(BoundEntry::Run(run))
-            if next == Some(u64::from(run.len())) && run.exact == exact && run.len() < MAX_RUN =>
-        {
+        Some(BoundEntry::Run(run)) if next == Some(u64::from(run.len())) && run.len() < MAX_RUN => {
             let binds = (run.binds.as_mut())
                 .and_then(|b| b.as_any_mut().downcast_mut::<PerMotion<T, F>>())
                 .filter(|b| b.rounding == rounding);
             if let Some(binds) = binds {
                 binds.binds.push(Some(bind));
-                run.push(row);
+                run.push(row, visit);
                 return last as u32;
             }
         }
-        Some(BoundEntry::One(one)) if next == Some(1) && one.exact == exact => {
-            let first_row = one.row;
+        Some(BoundEntry::One(one)) if next == Some(1) => {
+            let (first_row, first_visit) = (one.row, one.visit);
             let first = (one.bind.as_mut())
                 .and_then(|b| b.as_any_mut().downcast_mut::<Own<T, F>>())
                 .filter(|first| first.rounding == rounding)
@@ -271,9 +269,9 @@ pub(super) fn attach<T: Animatable, F: FnMut(T) + Send + 'static>(
                     rounding,
                     _value: std::marker::PhantomData,
                 };
-                let mut run = BoundRun::with(Box::new(binds), 2, exact);
-                run.push(first_row);
-                run.push(row);
+                let mut run = BoundRun::with(Box::new(binds), 2);
+                run.push(first_row, first_visit);
+                run.push(row, visit);
                 list[last] = BoundEntry::Run(Box::new(run));
                 return last as u32;
             }
@@ -281,7 +279,7 @@ pub(super) fn attach<T: Animatable, F: FnMut(T) + Send + 'static>(
         _ => {}
     }
     let bind = own_bind(bind, rounding);
-    list.push_one(seq, row, T::LANES as u8, exact, Some(bind))
+    list.push_one(seq, row, T::LANES as u8, visit, Some(bind))
 }
 
 /// Motions of consecutive sequence numbers whose binds are of one type, as one entry of the
@@ -295,10 +293,11 @@ pub(crate) struct BoundRun {
     /// Whether motion `i` is at row `rows[0] + i` for every motion (none gone), once known:
     /// found on the first visit after a row changed.
     consecutive: Option<bool>,
-    /// Every motion needs the exact visit (a bind that skips values during a delay).
-    pub(super) exact: bool,
-    /// Motions that need the exact visit since they joined a sequence (empty if none did).
-    exact_motions: Vec<bool>,
+    /// How an update visits motion `i` without a due event: as long as the rows while any
+    /// motion's is not [`BoundVisit::Value`], empty while all are.
+    visits: Vec<BoundVisit>,
+    /// How many motions' visits are not [`BoundVisit::Value`].
+    not_value: u32,
     /// Motions not yet removed; the binds are dropped with the last.
     live: u32,
     binds: Option<Box<dyn RunBinds>>,
@@ -309,31 +308,31 @@ pub(super) enum Stop {
     /// At motion `at`: its sequence number reached the limit, or the run ended (`at` is
     /// its length).
     At(u32),
-    /// At motion `at`, which needs the exact visit.
-    Exact(u32),
+    /// At motion `at`, not visited by value: it takes the exact visit, or waits.
+    Visit(u32),
     /// Motion `at`'s bind panicked.
     Panicked(u32, String),
 }
 
 impl BoundRun {
     /// An empty batch of about `count` motions to come, bound to `bind`.
-    pub(super) fn shared(bind: IndexedBind, count: usize, exact: bool) -> Self {
-        Self::with(bind.0, count, exact)
+    pub(super) fn shared(bind: IndexedBind, count: usize) -> Self {
+        Self::with(bind.0, count)
     }
 
-    fn with(binds: Box<dyn RunBinds>, count: usize, exact: bool) -> Self {
+    fn with(binds: Box<dyn RunBinds>, count: usize) -> Self {
         Self {
             rows: Vec::with_capacity(count),
             consecutive: Some(true),
-            exact,
-            exact_motions: Vec::new(),
+            visits: Vec::new(),
+            not_value: 0,
             live: 0,
             binds: Some(binds),
         }
     }
 
-    /// Adds the next motion, at row `row`.
-    pub(super) fn push(&mut self, row: u32) {
+    /// Adds the next motion, at row `row`, visited as `visit` says.
+    pub(super) fn push(&mut self, row: u32, visit: BoundVisit) {
         // (A first motion that is gone is `GONE`, and the run is not consecutive.)
         let next = (self.rows.first()).map_or(Some(row), |&first| first.checked_add(self.len()));
         if next != Some(row) {
@@ -341,6 +340,12 @@ impl BoundRun {
         }
         self.rows.push(row);
         self.live += 1;
+        let value = visit == BoundVisit::Value;
+        if !value || self.not_value > 0 {
+            self.visits.resize(self.rows.len() - 1, BoundVisit::Value);
+            self.visits.push(visit);
+            self.not_value += u32::from(!value);
+        }
     }
 
     /// Each motion's row, [`GONE`] for those that are gone.
@@ -361,18 +366,29 @@ impl BoundRun {
         self.rows.len() as u32
     }
 
-    /// Whether motion `index` needs the exact visit.
-    pub(super) fn is_exact(&self, index: u32) -> bool {
-        self.exact || self.exact_motions.get(index as usize) == Some(&true)
+    /// How an update visits motion `index` without a due event.
+    pub(super) fn visit_of(&self, index: u32) -> BoundVisit {
+        self.visits
+            .get(index as usize)
+            .copied()
+            .unwrap_or(BoundVisit::Value)
     }
 
-    /// Gives motion `index` the exact visit from now on.
-    pub(super) fn set_exact(&mut self, index: u32) {
-        if self.exact_motions.len() < self.rows.len() {
-            self.exact_motions.resize(self.rows.len(), false);
+    /// Sets how an update visits motion `index` without a due event.
+    pub(super) fn set_visit(&mut self, index: u32, visit: BoundVisit) {
+        let was = self.visit_of(index);
+        if index >= self.len() || was == visit {
+            return;
         }
-        if let Some(flag) = self.exact_motions.get_mut(index as usize) {
-            *flag = true;
+        self.visits.resize(self.rows.len(), BoundVisit::Value);
+        self.visits[index as usize] = visit;
+        if was == BoundVisit::Value {
+            self.not_value += 1;
+        } else if visit == BoundVisit::Value {
+            self.not_value -= 1;
+            if self.not_value == 0 {
+                self.visits = Vec::new();
+            }
         }
     }
 
@@ -389,28 +405,32 @@ impl BoundRun {
         }
     }
 
-    /// Binds motions from `from` on, up to motion `until` (or the run's end, `At`), or to
-    /// the first that needs the exact visit (`Exact`); stops after a panic.
+    /// Binds motions from `from` on (passing those that wait), up to motion `until` (or the
+    /// run's end, `At`), or to the next not visited by value (`Visit`); stops after a panic.
     pub(super) fn visit(&mut self, from: u32, until: u64, rows: &Rows) -> Stop {
         let len = self.len();
         let limit = until.min(u64::from(len)) as u32;
+        let (from, end) = match self.visits.get(from as usize..limit as usize) {
+            Some(visits) if self.not_value > 0 => {
+                let waiting = visits.iter().position(|&v| v != BoundVisit::Wait);
+                let waiting = waiting.unwrap_or(visits.len());
+                let visits = &visits[waiting..];
+                let by_value = visits.iter().position(|&v| v != BoundVisit::Value);
+                let from = from + waiting as u32;
+                (from, from + by_value.unwrap_or(visits.len()) as u32)
+            }
+            _ => (from, limit),
+        };
         if from >= limit {
             return Stop::At(from);
         }
-        if self.is_exact(from) {
-            return Stop::Exact(from);
+        if end == from {
+            return Stop::Visit(from); // exact
         }
-        // Up to the next motion that needs the exact visit.
-        let end = match self.exact_motions.get(from as usize..limit as usize) {
-            Some(flags) if !flags.is_empty() => {
-                from + flags.iter().position(|&e| e).unwrap_or(flags.len()) as u32
-            }
-            _ => limit,
-        };
-        // Before `limit`, the stretch ends at a motion that needs the exact visit: that
-        // visit comes next, before any later due motion.
+        // Before `limit`, the stretch ends at a motion not visited by value: its visit comes
+        // next (an exact one, or none), before any later due motion.
         let next = if end < limit {
-            Stop::Exact(end)
+            Stop::Visit(end)
         } else {
             Stop::At(end)
         };
@@ -440,6 +460,7 @@ impl BoundRun {
     /// panic in what they captured).
     pub(super) fn release(&mut self, index: u32) -> (Result<(), String>, Option<impl Send>) {
         self.set_row(index, GONE);
+        self.set_visit(index, BoundVisit::Value);
         let dropped = match self.binds.as_mut() {
             Some(binds) => binds.release(index),
             None => Ok(()),

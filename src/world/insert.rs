@@ -3,7 +3,7 @@
 use super::bound_run::{attach, BindFn, BoundRun, IndexedBind};
 use super::built::{BuiltMotion, MotionOptions};
 use super::callbacks::{guarded, Callbacks};
-use super::meta::{BoundEntry, SlotMeta};
+use super::meta::{BoundEntry, BoundVisit, SlotMeta};
 use super::MotionWorld;
 use crate::core::curve::AnimationCurve;
 use crate::core::handle::{GroupId, MotionHandle};
@@ -88,7 +88,7 @@ impl MotionWorld {
     ) {
         let row = self.table.slots[slot as usize].row;
         let meta = &mut self.table.meta[slot as usize];
-        let exact = meta.options.skip_values_during_delay;
+        let visit = BoundVisit::new(meta.options.skip_values_during_delay);
         meta.has_bind = true;
         meta.bound = Some(attach(
             &mut self.bound,
@@ -96,7 +96,7 @@ impl MotionWorld {
             row,
             bind,
             rounding,
-            exact,
+            visit,
         ));
     }
 
@@ -131,6 +131,8 @@ impl MotionWorld {
         };
         let handle = self.place(&config, own, reserved);
         link(self, handle.slot);
+        // Once its bind is attached: scheduling also says how its bind is visited.
+        self.schedule(handle.slot, self.table.slots[handle.slot as usize].row, 0.0);
         self.place_appended();
         if config.options.immediate_bind && self.table.meta[handle.slot as usize].has_bind {
             self.bind_at_start(handle.slot);
@@ -208,11 +210,10 @@ impl MotionWorld {
             self.link_target(slot, row, target, config.row.lane_count());
         }
         if let Some(bind) = own.bind {
-            let exact = config.options.skip_values_during_delay;
-            let entry = bind.attach(&mut self.bound, seq, row, exact);
+            let visit = BoundVisit::new(config.options.skip_values_during_delay);
+            let entry = bind.attach(&mut self.bound, seq, row, visit);
             self.table.meta[slot as usize].bound = Some(entry);
         }
-        self.schedule(slot, row, 0.0);
         let handle = MotionHandle {
             world: self.id,
             slot,
@@ -486,8 +487,7 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
         }
         if let Some(shared) = self.shared.take() {
             // One entry for the batch, its motions added as they are placed.
-            let exact = config.options.skip_values_during_delay;
-            let run = BoundRun::shared(shared, self.hint, exact);
+            let run = BoundRun::shared(shared, self.hint);
             world.bound.push(first_seq, BoundEntry::Run(Box::new(run)));
         }
         // The shared bind's entry: the bound list's last (it is made with the batch's
@@ -498,6 +498,7 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
             _ => None,
         };
         let bound = self.bound || !self.binds.is_empty();
+        let visit = BoundVisit::new(config.options.skip_values_during_delay);
         self.has_binds |= bound;
         let new = NewMotions {
             row: config.row,
@@ -515,7 +516,7 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
                 version: placed.version,
             });
             if let Some(run) = &mut shared_run {
-                run.push(placed.row);
+                run.push(placed.row, visit);
             }
             let mut meta = config.meta(first_seq + k as u64, update, bound, None);
             meta.bound = entry;
@@ -533,7 +534,9 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
         for (k, (bind, rounding)) in self.binds.drain(..).enumerate() {
             world.attach_bind(self.handles[placed.start + k].slot, bind, rounding);
         }
-        if super::visit::may_have_events(&config.row, false, false) {
+        // (Scheduling also says how a bind that skips values during a delay is visited.)
+        let skips = bound && config.options.skip_values_during_delay;
+        if skips || super::visit::may_have_events(&config.row, false, false) {
             for (k, h) in self.handles[placed.clone()].iter().enumerate() {
                 world.schedule(h.slot, first_row + k as u32, 0.0);
             }

@@ -75,13 +75,38 @@ pub(crate) struct BoundMotion {
     pub(super) row: u32,
     /// Lanes of its value (the outputs a bind reads).
     pub(super) lanes: u8,
-    /// Needs the exact visit every update: a sequence (drives its children), a sequence's
-    /// child (driven by it), a bind that skips values during a delay (its status decides;
-    /// a negative clock is a delay too).
-    /// Other bound motions without a due event only get their value: their transitions
-    /// (loop complete, complete) come through the event queue.
-    pub(super) exact: bool,
+    /// How an update visits it when it has no due event.
+    pub(super) visit: BoundVisit,
     pub(super) bind: Option<BindFn>,
+}
+
+/// How an update visits a bound motion that has no due event. Its transitions (loop
+/// complete, complete, the end of a delay whose values it skips) come through the event
+/// queue, as due visits, whatever this says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BoundVisit {
+    /// Its bind gets its row's output, and nothing else is read.
+    Value,
+    /// The exact visit (its status decides what runs): a sequence (drives its children), a
+    /// sequence's child (driven by it), a bind that skips values during a delay and may
+    /// enter one with no event to say so (a clock that falls or stands still, a delay every
+    /// loop).
+    Exact,
+    /// None: a bind that skips values during a delay its clock is rising through; the
+    /// delay's end is its due event.
+    Wait,
+}
+
+impl BoundVisit {
+    /// The visit of a new bound motion until its first scheduling says otherwise
+    /// (`MotionWorld::schedule`).
+    pub(super) fn new(skips_values_during_delay: bool) -> Self {
+        if skips_values_during_delay {
+            Self::Exact
+        } else {
+            Self::Value
+        }
+    }
 }
 
 /// The bound list: its entries in creation order, and each entry's first sequence number in
@@ -140,13 +165,13 @@ impl BoundList {
         seq: u64,
         row: u32,
         lanes: u8,
-        exact: bool,
+        visit: BoundVisit,
         bind: Option<BindFn>,
     ) -> u32 {
         let entry = BoundMotion {
             row,
             lanes,
-            exact,
+            visit,
             bind,
         };
         self.push(seq, BoundEntry::One(entry));

@@ -6,7 +6,7 @@
 //! value (its eased progress lerped over `[0, D]`). Every executor computes the same chain:
 //! the CPU with [`clock_at`], the GPU pass in `child_clock` (shaders/evaluate.wgsl).
 
-use super::meta::BoundMotion;
+use super::meta::{BoundMotion, BoundVisit};
 use super::visit::binds_at;
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
@@ -109,7 +109,7 @@ impl MotionWorld {
             BoundMotion {
                 row: seq_row,
                 lanes: 1,
-                exact: true,
+                visit: BoundVisit::Exact,
                 bind: None,
             },
         );

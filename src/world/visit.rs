@@ -5,11 +5,11 @@ use super::callbacks::{guarded, CallbackError, CallbackKind, Callbacks, MAX_KEPT
 use super::commands::Command;
 use super::completion::{Canceled, Completion, Resolver};
 use super::events::{next_event_key, Event};
-use super::meta::{BoundEntry, GONE};
+use super::meta::{BoundEntry, BoundVisit, GONE};
 use super::MotionWorld;
 use crate::core::handle::MotionHandle;
 use crate::core::row::MotionRow;
-use crate::core::settings::MotionStatus;
+use crate::core::settings::{DelayType, MotionStatus};
 use crate::core::value::Lanes;
 use crate::eval::{progress, Progress};
 use crate::table::rows::Rows;
@@ -318,14 +318,25 @@ impl MotionWorld {
         }
     }
 
-    /// Pushes the motion's next event, if it has one. `time` is its clock now.
+    /// Pushes the motion's next event, if it has one, and sets how an update visits it
+    /// without one if it is bound with a bind that skips values during a delay (a delay it
+    /// is rising through ends in an event: its start). `time` is its clock now. Called
+    /// whenever its clock starts to run a new course: made, re-anchored, visited as due.
     pub(super) fn schedule(&mut self, slot: u32, row_index: u32, time: f64) {
         let meta = &self.table.meta[slot as usize];
         if meta.in_sequence {
             return; // its sequence drives it
         }
         let row = &self.table.rows.rows[row_index as usize];
-        if !may_have_events(row, meta.has_loop_callback, meta.awaits_start) {
+        let skips = meta.options.skip_values_during_delay && meta.bound.is_some();
+        let visit = (skips && !meta.is_sequence).then(|| skipping_visit(row, time));
+        let awaits_start = meta.awaits_start || visit == Some(BoundVisit::Wait);
+        if let Some(visit) = visit {
+            self.set_bound_visit(slot, visit);
+        }
+        let meta = &self.table.meta[slot as usize];
+        let row = &self.table.rows.rows[row_index as usize];
+        if !may_have_events(row, meta.has_loop_callback, awaits_start) {
             return; // spare the evaluation
         }
         let now = progress(row, time);
@@ -336,7 +347,7 @@ impl MotionWorld {
             now.is_completed(),
             meta.has_loop_callback,
         );
-        let start = meta.awaits_start.then(|| start_key(row, time, now.status));
+        let start = awaits_start.then(|| start_key(row, time, now.status));
         if let Some(key) = next.into_iter().chain(start).reduce(f64::min) {
             let event = Event {
                 key,
@@ -384,6 +395,23 @@ fn start_key(row: &crate::core::row::MotionRow, time: f64, status: MotionStatus)
     }
     let key = row.base() + delay / f64::from(row.speed);
     key - (key.abs() + delay.abs()) * 4.0 * f64::EPSILON
+}
+
+/// How an update visits a bound motion of `row` at clock `time`, whose bind skips values
+/// during its delay, until something re-anchors it (docs/semantics.md §2's status, §6): by
+/// value once past a first-loop delay (its clock then never falls back into it); not at
+/// all while its clock rises through such a delay (its end is an event); exactly otherwise
+/// (a clock that falls or stands in the delay, a delay every loop).
+fn skipping_visit(row: &MotionRow, time: f64) -> BoundVisit {
+    if row.delay_type() == DelayType::EveryLoop {
+        return BoundVisit::Exact;
+    }
+    let over = time >= 0.0 && time - f64::from(row.delay) >= 0.0;
+    match (over, row.speed) {
+        (true, speed) if speed >= 0.0 => BoundVisit::Value,
+        (false, speed) if speed > 0.0 => BoundVisit::Wait,
+        _ => BoundVisit::Exact,
+    }
 }
 
 /// Whether the bind runs at `status` (docs/semantics.md §6).

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::batch_binds::{check_a_panicking_second_bind, logger, take, Log};
 
 use crate::common::{executors, quiet_intentional_panics, PanicOnDrop, INTENTIONAL};
-use wgpu_tween::{CallbackKind, Motion, MotionHandle, MotionWorld};
+use wgpu_tween::{BatchItem, CallbackKind, Motion, MotionHandle, MotionWorld};
 
 /// The same as [`logger`] (every call of which returns a closure of one type), of another
 /// type.
@@ -258,5 +258,106 @@ fn a_clock_run_back_below_zero_skips_values_even_with_no_delay() {
         }
         world.update(0.5).unwrap();
         assert_eq!(take(&log), [(0, 1.0), (1, 1.0)], "{name}: T = 0.25 again");
+    }
+}
+
+#[test]
+fn a_delayed_bind_skips_values_again_when_set_back_into_its_delay() {
+    // Binds that skip values during a delay get only their values once the delay is over;
+    // `set_time` or a negative speed that takes the clock back into the delay must make
+    // them skip again. A: one motion's own bind, delay 0.5; B: the same closure type, no
+    // delay (A and B make a run); C0, C1: a batch's shared bind, delay 0.5. Each goes from
+    // 0 to 4 over 2 s, linearly: 2 (T − d) once started.
+    for exec in executors() {
+        let (mut world, name) = (exec.world(), exec.name());
+        let log: Log = Arc::default();
+        let motion = Motion::new(0.0f32, 4.0, 2.0).immediate_bind(false);
+        let a = (motion.clone().delay(0.5))
+            .bind(&mut world, logger(&log, 0))
+            .unwrap();
+        motion.clone().bind(&mut world, logger(&log, 1)).unwrap();
+        let mut c = Vec::new();
+        let batch_log = Arc::clone(&log);
+        (motion.delay(0.5))
+            .bind_batch_indexed(
+                &mut world,
+                2,
+                |_| BatchItem::new(0.0, 4.0),
+                move |i, x| batch_log.lock().unwrap().push((10 + i, x)),
+                &mut c,
+            )
+            .unwrap();
+        world.update(0.25).unwrap();
+        assert_eq!(take(&log), [(1, 0.5)], "{name}: T = 0.25");
+        world.update(0.5).unwrap();
+        let all = [(0, 0.5), (1, 1.5), (10, 0.5), (11, 0.5)];
+        assert_eq!(take(&log), all, "{name}: T = 0.75");
+        world.update(0.25).unwrap();
+        let all = [(0, 1.0), (1, 2.0), (10, 1.0), (11, 1.0)];
+        assert_eq!(take(&log), all, "{name}: T = 1");
+        world.set_time(a, 0.25).unwrap();
+        world.set_time(c[0], 0.25).unwrap();
+        assert_eq!(take(&log), [], "{name}: set into the delay");
+        world.update(0.125).unwrap();
+        assert_eq!(take(&log), [(1, 2.25), (11, 1.25)], "{name}: A, C0 delayed");
+        world.set_playback_speed(c[1], -1.0).unwrap();
+        world.update(0.75).unwrap();
+        let all = [(0, 1.25), (1, 3.75), (10, 1.25)];
+        assert_eq!(take(&log), all, "{name}: C1 back in its delay");
+        world.set_playback_speed(c[1], 1.0).unwrap();
+        world.update(0.25).unwrap();
+        let all = [(0, 1.75), (1, 4.0), (10, 1.75), (11, 0.25)];
+        assert_eq!(take(&log), all, "{name}: all started again");
+    }
+}
+
+#[test]
+fn a_run_of_binds_with_staggered_delays_binds_each_once_its_delay_is_over() {
+    // Sixteen motions of one bind type (one run), from 0 to 4 over 2 s linearly, with
+    // delays 0, 1/8, ..., 1/2 in turn (skipped, the default): each is bound with
+    // 2 (T − d) at every update where T ≥ d. Motion 2 plays backwards from T = 1/2 for a
+    // while (back into its delay) and motion 7 is set back to T = 0: a hand-run model of
+    // the clocks gives the expected calls, in creation order.
+    const N: usize = 16;
+    let delay = |i: usize| 0.125 * (i % 5) as f64;
+    for exec in executors() {
+        let (mut world, name) = (exec.world(), exec.name());
+        let log: Log = Arc::default();
+        let handles: Vec<_> = (0..N)
+            .map(|i| {
+                Motion::new(0.0f32, 4.0, 2.0)
+                    .delay(delay(i) as f32)
+                    .immediate_bind(false)
+                    .bind(&mut world, logger(&log, i))
+                    .unwrap()
+            })
+            .collect();
+        let (mut clock, mut speed) = ([0.0f64; N], [1.0f64; N]);
+        for step in 1..=12 {
+            match step {
+                4 => {
+                    world.set_playback_speed(handles[2], -1.0).unwrap();
+                    speed[2] = -1.0;
+                }
+                6 => {
+                    world.set_time(handles[7], 0.0).unwrap();
+                    clock[7] = 0.0;
+                }
+                9 => {
+                    world.set_playback_speed(handles[2], 1.0).unwrap();
+                    speed[2] = 1.0;
+                }
+                _ => {}
+            }
+            world.update(0.125).unwrap();
+            let mut expected = Vec::new();
+            for i in 0..N {
+                clock[i] += 0.125 * speed[i];
+                if clock[i] >= delay(i) {
+                    expected.push((i, (2.0 * (clock[i] - delay(i))) as f32));
+                }
+            }
+            assert_eq!(take(&log), expected, "{name}: update {step}");
+        }
     }
 }
