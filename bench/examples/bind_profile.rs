@@ -3,8 +3,9 @@
 //! printing ns per motion per update (the thread's CPU time, Linux `schedstat`).
 //!
 //! The peer benchmark's looping f32 motions: `none` has no binds, `bind` a bind on every
-//! motion, `sparse` a bind on every 16th (made among the others), `indexed` one bind shared
-//! by the batch, `host` a host target on every motion (one array). `mixed` and
+//! motion, `sparse` a bind on every 16th (made among the others), `delayed` a bind on every
+//! motion with delays staggered over 1000 s (the run waits in them: values skipped),
+//! `indexed` one bind shared by the batch, `host` a host target on every motion (one array). `mixed` and
 //! `mixed-bound`: the benchmark binary's mixed world, without and with its binds (one in
 //! 16). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
 //! boxed closure each, or to closures of one type stored side by side.
@@ -51,10 +52,15 @@ fn main() {
     );
 }
 
-/// Motion `i` with a bind that stores its value in slot `i`.
-fn bound(world: &mut MotionWorld, i: usize, slots: &Arc<[AtomicU32]>) -> MotionHandle {
+/// Motion `i` with a bind that stores its value in slot `i`, made by `motion`.
+fn bound(
+    world: &mut MotionWorld,
+    i: usize,
+    slots: &Arc<[AtomicU32]>,
+    motion: Motion<f32>,
+) -> MotionHandle {
     let slots = Arc::clone(slots);
-    motion(i)
+    motion
         .bind(world, move |v| {
             slots[i].store(v.to_bits(), Ordering::Relaxed)
         })
@@ -67,7 +73,11 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
     let mut handles = Vec::with_capacity(n);
     match mode {
         "none" => handles.extend((0..n).map(|i| motion(i).run(&mut world).expect("valid"))),
-        "bind" => handles.extend((0..n).map(|i| bound(&mut world, i, slots))),
+        "bind" => handles.extend((0..n).map(|i| bound(&mut world, i, slots, motion(i)))),
+        "delayed" => handles.extend((0..n).map(|i| {
+            let delay = 1000.0 * i as f32 / n as f32;
+            bound(&mut world, i, slots, motion(i).delay(delay))
+        })),
         // The benchmark binary's mixed world, without and with its binds (one in 16).
         "mixed" | "mixed-bound" => {
             wgpu_tween_bench::workload::populate(&mut world, n, mode == "mixed-bound")
@@ -77,7 +87,7 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
         // readback column): binds that make no run.
         "sparse" => handles.extend((0..n).map(|i| {
             if i % 16 == 0 {
-                bound(&mut world, i, slots)
+                bound(&mut world, i, slots, motion(i))
             } else {
                 motion(i).run(&mut world).expect("valid")
             }
