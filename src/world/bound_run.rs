@@ -158,6 +158,20 @@ impl<T: Animatable, F: FnMut(T) + Send + 'static> RunBinds for PerMotion<T, F> {
     }
 }
 
+/// How many of `visits` from the first are `visit`. Whole blocks first, compared without
+/// an early exit so that they vectorise: a stagger's waiting motions are passed at a few
+/// per cycle.
+fn leading(visits: &[BoundVisit], visit: BoundVisit) -> usize {
+    const BLOCK: usize = 64;
+    let blocks = visits.chunks_exact(BLOCK);
+    let whole = BLOCK
+        * blocks
+            .take_while(|b| b.iter().fold(true, |all, &v| all & (v == visit)))
+            .count();
+    let rest = &visits[whole..];
+    whole + rest.iter().position(|&v| v != visit).unwrap_or(rest.len())
+}
+
 /// A batch's shared bind, ready for the world (`MotionWorld::insert_batch`).
 pub(crate) struct IndexedBind(Box<dyn RunBinds>);
 
@@ -412,12 +426,10 @@ impl BoundRun {
         let limit = until.min(u64::from(len)) as u32;
         let (from, end) = match self.visits.get(from as usize..limit as usize) {
             Some(visits) if self.not_value > 0 => {
-                let waiting = visits.iter().position(|&v| v != BoundVisit::Wait);
-                let waiting = waiting.unwrap_or(visits.len());
-                let visits = &visits[waiting..];
-                let by_value = visits.iter().position(|&v| v != BoundVisit::Value);
+                let waiting = leading(visits, BoundVisit::Wait);
+                let by_value = leading(&visits[waiting..], BoundVisit::Value);
                 let from = from + waiting as u32;
-                (from, from + by_value.unwrap_or(visits.len()) as u32)
+                (from, from + by_value as u32)
             }
             _ => (from, limit),
         };
@@ -470,5 +482,32 @@ impl BoundRun {
             return (dropped, None);
         }
         (dropped, self.binds.take())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leading_counts_the_first_visits_alike_across_blocks() {
+        use BoundVisit::{Exact, Value, Wait};
+        for len in [0, 1, 63, 64, 65, 128, 200] {
+            for first_other in 0..=len {
+                for other in [Value, Exact] {
+                    let mut visits = vec![Wait; len];
+                    if let Some(v) = visits.get_mut(first_other) {
+                        *v = other;
+                    }
+                    // Later ones do not count, whatever they are.
+                    if let Some(v) = visits.get_mut(first_other + 70) {
+                        *v = Exact;
+                    }
+                    assert_eq!(leading(&visits, Wait), first_other, "{len}, {other:?}");
+                }
+            }
+        }
+        assert_eq!(leading(&[Value; 130], Value), 130);
+        assert_eq!(leading(&[Exact, Wait], Wait), 0);
     }
 }

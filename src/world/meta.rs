@@ -84,6 +84,7 @@ pub(crate) struct BoundMotion {
 /// complete, complete, the end of a delay whose values it skips) come through the event
 /// queue, as due visits, whatever this says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum BoundVisit {
     /// Its bind gets its row's output, and nothing else is read.
     Value,
