@@ -534,12 +534,14 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
         for (k, (bind, rounding)) in self.binds.drain(..).enumerate() {
             world.attach_bind(self.handles[placed.start + k].slot, bind, rounding);
         }
-        // (Scheduling also says how a bind that skips values during a delay is visited.)
-        let skips = bound && config.options.skip_values_during_delay;
-        if skips || super::visit::may_have_events(&config.row, false, false) {
+        if bound && config.options.skip_values_during_delay {
+            // Scheduling also says how each bind is visited.
             for (k, h) in self.handles[placed.clone()].iter().enumerate() {
                 world.schedule(h.slot, first_row + k as u32, 0.0);
             }
+        } else {
+            let slots = self.handles[placed.clone()].iter().map(|h| h.slot);
+            world.schedule_alike(&config.row, slots);
         }
         if let Some(g) = config.group {
             for &h in &self.handles[placed] {

@@ -336,19 +336,7 @@ impl MotionWorld {
         }
         let meta = &self.table.meta[slot as usize];
         let row = &self.table.rows.rows[row_index as usize];
-        if !may_have_events(row, meta.has_loop_callback, awaits_start) {
-            return; // spare the evaluation
-        }
-        let now = progress(row, time);
-        let next = next_event_key(
-            row,
-            time,
-            now.completed_loops,
-            now.is_completed(),
-            meta.has_loop_callback,
-        );
-        let start = awaits_start.then(|| start_key(row, time, now.status));
-        if let Some(key) = next.into_iter().chain(start).reduce(f64::min) {
+        if let Some(key) = event_key(row, time, meta.has_loop_callback, awaits_start) {
             let event = Event {
                 key,
                 seq: meta.seq,
@@ -358,6 +346,45 @@ impl MotionWorld {
             self.events.push(row.clock_index(), event);
         }
     }
+
+    /// [`schedule`](Self::schedule) of new motions made alike, at clock 0: the motions in
+    /// `slots` all have `row`'s timing, and no callback or bind that events serve (a batch's
+    /// motions, unless their bind skips values during a delay). Their events share one key,
+    /// worked out once.
+    pub(super) fn schedule_alike(&mut self, row: &MotionRow, slots: impl Iterator<Item = u32>) {
+        let Some(key) = event_key(row, 0.0, false, false) else {
+            return;
+        };
+        for slot in slots {
+            let meta = &self.table.meta[slot as usize];
+            let event = Event {
+                key,
+                seq: meta.seq,
+                slot,
+                stamp: meta.stamp,
+            };
+            self.events.push(row.clock_index(), event);
+        }
+    }
+}
+
+/// The key of the next event of a motion of `row` at clock `time` (see [`next_event_key`]),
+/// with a loop callback or an `on_start` (or a delay's end) still to come as said; `None`
+/// if it has none.
+fn event_key(row: &MotionRow, time: f64, loop_callback: bool, awaits_start: bool) -> Option<f64> {
+    if !may_have_events(row, loop_callback, awaits_start) {
+        return None; // spare the evaluation
+    }
+    let now = progress(row, time);
+    let next = next_event_key(
+        row,
+        time,
+        now.completed_loops,
+        now.is_completed(),
+        loop_callback,
+    );
+    let start = awaits_start.then(|| start_key(row, time, now.status));
+    next.into_iter().chain(start).reduce(f64::min)
 }
 
 /// Whether a motion of `row` can ever have an event (see `next_event_key`), with a loop
