@@ -534,15 +534,9 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
         for (k, (bind, rounding)) in self.binds.drain(..).enumerate() {
             world.attach_bind(self.handles[placed.start + k].slot, bind, rounding);
         }
-        if bound && config.options.skip_values_during_delay {
-            // Scheduling also says how each bind is visited.
-            for (k, h) in self.handles[placed.clone()].iter().enumerate() {
-                world.schedule(h.slot, first_row + k as u32, 0.0);
-            }
-        } else {
-            let slots = self.handles[placed.clone()].iter().map(|h| h.slot);
-            world.schedule_alike(&config.row, slots);
-        }
+        let slots = self.handles[placed.clone()].iter().map(|h| h.slot);
+        let bound_skipping = bound && config.options.skip_values_during_delay;
+        world.schedule_alike(&config.row, slots, bound_skipping);
         if let Some(g) = config.group {
             for &h in &self.handles[placed] {
                 world.join_group(g, h);

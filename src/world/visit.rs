@@ -334,37 +334,46 @@ impl MotionWorld {
         if let Some(visit) = visit {
             self.set_bound_visit(slot, visit);
         }
-        let meta = &self.table.meta[slot as usize];
+        let loop_callback = self.table.meta[slot as usize].has_loop_callback;
         let row = &self.table.rows.rows[row_index as usize];
-        if let Some(key) = event_key(row, time, meta.has_loop_callback, awaits_start) {
-            let event = Event {
-                key,
-                seq: meta.seq,
-                slot,
-                stamp: meta.stamp,
-            };
-            self.events.push(row.clock_index(), event);
+        if let Some(key) = event_key(row, time, loop_callback, awaits_start) {
+            self.push_event(slot, row.clock_index(), key);
         }
     }
 
     /// [`schedule`](Self::schedule) of new motions made alike, at clock 0: the motions in
-    /// `slots` all have `row`'s timing, and no callback or bind that events serve (a batch's
-    /// motions, unless their bind skips values during a delay). Their events share one key,
-    /// worked out once.
-    pub(super) fn schedule_alike(&mut self, row: &MotionRow, slots: impl Iterator<Item = u32>) {
-        let Some(key) = event_key(row, 0.0, false, false) else {
-            return;
-        };
+    /// `slots` all have `row`'s timing and no callbacks of their own (a batch's motions),
+    /// and are bound with binds that skip values during a delay if `bound_skipping`. How
+    /// they are visited and their events' key are worked out once.
+    pub(super) fn schedule_alike(
+        &mut self,
+        row: &MotionRow,
+        slots: impl Iterator<Item = u32>,
+        bound_skipping: bool,
+    ) {
+        let visit = bound_skipping.then(|| skipping_visit(row, 0.0));
+        let key = event_key(row, 0.0, false, visit == Some(BoundVisit::Wait));
         for slot in slots {
-            let meta = &self.table.meta[slot as usize];
-            let event = Event {
-                key,
-                seq: meta.seq,
-                slot,
-                stamp: meta.stamp,
-            };
-            self.events.push(row.clock_index(), event);
+            if let Some(visit) = visit {
+                self.set_bound_visit(slot, visit);
+            }
+            if let Some(key) = key {
+                self.push_event(slot, row.clock_index(), key);
+            }
         }
+    }
+
+    /// Pushes the event of the motion in `slot` (as it is now: its sequence number and
+    /// stamp) at `key` on clock `clock`.
+    fn push_event(&mut self, slot: u32, clock: usize, key: f64) {
+        let meta = &self.table.meta[slot as usize];
+        let event = Event {
+            key,
+            seq: meta.seq,
+            slot,
+            stamp: meta.stamp,
+        };
+        self.events.push(clock, event);
     }
 }
 
