@@ -1,6 +1,7 @@
 //! The motion table: the dense row columns both executors read, kept in runs of one shape,
 //! with the change journal the GPU executor replays.
 
+pub(crate) mod holes;
 pub(crate) mod host_targets;
 pub(crate) mod motions;
 pub(crate) mod rows;

@@ -3,8 +3,9 @@
 //! Slots (versions, the free list, fresh reservations), the dense row columns with their
 //! runs and change journals, and per-slot metadata `M` (the world's, opaque here). Its only
 //! mutators that add, drop or move motions are [`MotionTable::append`] with
-//! [`MotionTable::place_appended`] (appended motions wait past the runs until placed),
-//! [`MotionTable::remove`], [`MotionTable::regroup`] (the runs' swaps) and
+//! [`MotionTable::place_appended`] (appended motions wait past the runs until placed, or take
+//! holes), [`MotionTable::remove`] (it leaves a hole), [`MotionTable::compact`] (it removes
+//! them), [`MotionTable::regroup`] (the runs' swaps) and
 //! [`MotionTable::clear`]; each fixes the slots of the rows it moved before returning, and
 //! returns those rows so the owner can re-point what else refers to them (bound entries,
 //! target entries, sequence children). Row content (re-anchoring, outputs) is edited
@@ -13,8 +14,8 @@
 
 use std::sync::Arc;
 
+use super::holes::NO_SLOT;
 use super::rows::Rows;
-use super::runs::Swaps;
 use super::slots::{FreshSlots, Slots, BITS_ROUNDING};
 use crate::core::row::MotionRow;
 
@@ -64,7 +65,8 @@ pub(crate) struct NewMotions<'a> {
 pub(crate) struct Appended {
     pub slot: u32,
     pub version: u32,
-    /// Its row, past the runs until [`MotionTable::place_appended`].
+    /// Its row: a hole it took, in its run, or past the runs until
+    /// [`MotionTable::place_appended`].
     pub row: u32,
 }
 
@@ -98,17 +100,33 @@ impl<M: Clone + Default> MotionTable<M> {
         Arc::clone(&self.fresh)
     }
 
-    /// Live motions.
+    /// Live motions: the rows that are not holes.
     #[inline]
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.rows.len() - self.rows.holes.len()
     }
 
-    /// Adds motions past the end of the runs, the first into `reserved` (a `(slot,
-    /// version)` reserved from [`fresh`](Self::fresh)) where given, the others into free or
-    /// fresh slots; motion `i`'s metadata is what `meta(i, where_it_went)` returns. Motions
-    /// appended are in the table (their slots point at their rows) but in no run: call
-    /// [`place_appended`](Self::place_appended) before anything else reads or moves rows.
+    /// Whether some row is a hole (see `table/holes.rs`): [`compact`](Self::compact) before
+    /// reading or moving the rows as a whole.
+    #[inline]
+    pub fn has_holes(&self) -> bool {
+        self.rows.holes.len() > 0
+    }
+
+    /// Whether appending a row like `row` would move a hole (a hole in a later shape run):
+    /// [`compact`](Self::compact) first.
+    #[inline]
+    pub fn holes_in_the_way(&self, row: &MotionRow) -> bool {
+        self.rows.holes.after(super::rows::class_of(row))
+    }
+
+    /// Adds motions into holes of their shape, the rest past the end of the runs, the first
+    /// into `reserved` (a `(slot, version)` reserved from [`fresh`](Self::fresh)) where
+    /// given, the others into free or fresh slots; motion `i`'s metadata is what `meta(i,
+    /// where_it_went)` returns. Motions appended are in the table (their slots point at
+    /// their rows) but in no run: call [`place_appended`](Self::place_appended) before
+    /// anything else reads or moves rows. Call [`compact`](Self::compact) first where
+    /// [`holes_in_the_way`](Self::holes_in_the_way).
     ///
     /// Always inlined: a single motion's insert (slices of one) then compiles to
     /// straight-line code, without the loops a block needs.
@@ -119,6 +137,7 @@ impl<M: Clone + Default> MotionTable<M> {
         mut reserved: Option<(u32, u32)>,
         mut meta: impl FnMut(usize, Appended) -> M,
     ) {
+        debug_assert!(!self.holes_in_the_way(&new.row), "compact first");
         let (slots, metas, fresh) = (&mut self.slots, &mut self.meta.0, &*self.fresh);
         let bits = new.row.rounding() as u8 & BITS_ROUNDING;
         self.rows
@@ -142,27 +161,39 @@ impl<M: Clone + Default> MotionTable<M> {
     /// [`recycle_moved`](Self::recycle_moved). Placing a block of motions at once moves
     /// nothing when no later run has rows.
     pub fn place_appended(&mut self) -> Vec<u32> {
-        let mut moved = std::mem::take(&mut self.rows.regroup.moved);
-        moved.clear();
-        self.rows.place_pending(&mut moved);
-        self.fix_slots(moved.iter().copied());
-        moved
+        self.moving(Rows::place_pending)
     }
 
-    /// Removes an occupied slot's motion: its row goes (the rows swapped past it keep their
-    /// slots pointed right) and the slot is freed (its version rises). Returns the swaps;
-    /// the removed row, past the end, is among them.
-    pub fn remove(&mut self, slot: u32) -> Swaps {
-        let swaps = self.rows.remove(self.slots[slot as usize].row);
-        self.fix_slots(swaps.rows());
+    /// Removes an occupied slot's motion: its row becomes a hole, which a new motion of its
+    /// shape takes or [`compact`](Self::compact) removes, and the slot is freed (its version
+    /// rises). No row moves.
+    pub fn remove(&mut self, slot: u32) {
+        self.rows.kill(self.slots[slot as usize].row);
         self.slots.free(slot);
-        swaps
+    }
+
+    /// Removes the holes (their runs' last rows move into them); returns the rows that
+    /// moved (slots already fixed; the removed ones, past the end, too), a list to hand back
+    /// with [`recycle_moved`](Self::recycle_moved). Call with every row placed.
+    pub fn compact(&mut self) -> Vec<u32> {
+        self.moving(Rows::compact)
+    }
+
+    /// Runs `moves`, which lists the rows it moves in the list it is given (the one kept
+    /// for [`recycle_moved`](Self::recycle_moved)); fixes their slots and returns the list.
+    fn moving(&mut self, moves: impl FnOnce(&mut Rows, &mut Vec<u32>)) -> Vec<u32> {
+        let mut moved = std::mem::take(&mut self.rows.regroup.moved);
+        moved.clear();
+        moves(&mut self.rows, &mut moved);
+        self.fix_slots(moved.iter().copied());
+        moved
     }
 
     /// Puts rows in groups within their runs when enough are out of theirs
     /// (`Rows::regroup`); returns the rows that moved (slots already fixed), a list to hand
     /// back with [`recycle_moved`](Self::recycle_moved) so the next regroup reuses its room.
     pub fn regroup(&mut self) -> Vec<u32> {
+        debug_assert!(!self.has_holes(), "compact first");
         self.rows.regroup();
         let moved = std::mem::take(&mut self.rows.regroup.moved);
         self.fix_slots(moved.iter().copied());
@@ -178,8 +209,10 @@ impl<M: Clone + Default> MotionTable<M> {
     /// Removes every motion (their slots freed, versions rising); metadata entries stay
     /// as the owner left them.
     pub fn clear(&mut self) {
-        for i in 0..self.rows.len() {
-            self.slots.free(self.rows.slot_of()[i]);
+        for &slot in &self.rows.slot_of {
+            if slot != NO_SLOT {
+                self.slots.free(slot);
+            }
         }
         self.rows.clear();
     }
@@ -258,8 +291,8 @@ mod tests {
         (row, [[tag as f32, 0.0]; 4], tag)
     }
 
-    /// Appends motions and places them together; returns their `(slot, version)` and the
-    /// rows that moved.
+    /// Appends motions and places them together (compacting first where a hole is in the
+    /// way, as the world does); returns their `(slot, version)` and the rows that moved.
     fn insert(
         table: &mut MotionTable<u32>,
         motions: impl IntoIterator<Item = (MotionRow, [[f32; 2]; 4], u32)>,
@@ -268,6 +301,11 @@ mod tests {
         let (rows, pairs, tags): (Vec<MotionRow>, Vec<_>, Vec<_>) = motions.into_iter().collect();
         let params = vec![[0.0; 4]; rows.len()];
         let words: Vec<u32> = rows.iter().map(|r| r.params).collect();
+        let mut made = Vec::new();
+        let mut moved = Vec::new();
+        if table.holes_in_the_way(&rows[0]) {
+            moved = table.compact();
+        }
         let new = NewMotions {
             row: rows[0],
             words: &words,
@@ -276,13 +314,12 @@ mod tests {
             value_type: 0,
             changed: 0,
         };
-        let mut made = Vec::new();
         table.append(new, reserved, |i, a| {
             made.push((a.slot, a.version));
             tags[i]
         });
-        let moved = table.place_appended();
-        (made, moved.clone())
+        moved.extend(table.place_appended());
+        (made, moved)
     }
 
     /// Every slot in `live` points at a row that names it back and holds its own motion
@@ -367,5 +404,55 @@ mod tests {
         let mut live: Vec<(u32, u32)> = (0..10).map(|s| (s, 1)).collect();
         live.extend([(10, 3), (11, 3)]);
         check(&table, &live);
+    }
+
+    /// A removed motion's row stays, a hole, until a motion of its shape takes it (the last
+    /// holes made first, in the order they were made) or the table is compacted (the last
+    /// row of the run moves in).
+    #[test]
+    fn removed_rows_are_holes_that_new_motions_of_their_shape_take() {
+        let mut table = MotionTable::<u32>::default();
+        let (made, _) = insert(&mut table, (0..8).map(|i| motion(1, i)), None);
+        for &(slot, _) in &made[2..5] {
+            table.remove(slot);
+        }
+        // Rows 2, 3 and 4 are holes: the table holds 5 motions in 8 rows.
+        assert_eq!((table.len(), table.rows.len()), (5, 8));
+        let mut live: Vec<(u32, u32)> = [&made[..2], &made[5..]].concat();
+        check(&table, &live);
+        // Two new one-lane motions take rows 3 and 4; nothing moves.
+        let (two, moved) = insert(&mut table, [motion(1, 20), motion(1, 21)], None);
+        assert!(moved.is_empty());
+        let rows: Vec<u32> = two
+            .iter()
+            .map(|&(s, _)| table.slots[s as usize].row)
+            .collect();
+        assert_eq!(rows, [3, 4]);
+        live.extend(&two);
+        check(&table, &live);
+        assert_eq!((table.len(), table.rows.len()), (7, 8));
+        // Compacting removes hole 2: row 7 moves in, and the table is dense again.
+        let moved = table.compact();
+        assert!(moved.contains(&2) && moved.contains(&7));
+        assert_eq!(table.slots[made[7].0 as usize].row, 2);
+        assert_eq!((table.len(), table.rows.len()), (7, 7));
+        check(&table, &live);
+    }
+
+    /// A hole in a later shape's run is compacted before a motion of an earlier shape is
+    /// placed past it (placing swaps the first row of every later run).
+    #[test]
+    fn a_hole_in_a_later_run_is_compacted_before_an_earlier_shape_is_placed() {
+        let mut table = MotionTable::<u32>::default();
+        let (mut live, _) = insert(&mut table, [motion(1, 1), motion(1, 2)], None);
+        let (threes, _) = insert(&mut table, (3..6).map(|t| motion(3, t)), None);
+        table.remove(threes[0].0);
+        live.extend(&threes[1..]);
+        assert!(table.holes_in_the_way(&motion(1, 0).0));
+        assert!(!table.holes_in_the_way(&motion(4, 0).0));
+        let (one, _) = insert(&mut table, [motion(1, 9)], None);
+        live.extend(&one);
+        check(&table, &live);
+        assert_eq!(table.rows.class_end, [3, 3, 5, 5, 5]);
     }
 }

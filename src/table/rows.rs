@@ -1,4 +1,5 @@
-//! Dense motion rows: struct-of-arrays columns indexed by row, removed by swap-remove.
+//! Dense motion rows: struct-of-arrays columns indexed by row; a removed motion leaves a hole
+//! (`table/holes.rs`), compacted by swap-remove.
 //!
 //! Columns rather than one wide struct so that the executor reads only what a motion uses:
 //! a one-lane `f32` motion touches the 32-byte row, one 8-byte lane pair and one 4-byte
@@ -56,6 +57,8 @@ pub(crate) struct Rows {
     pub class_end: [u32; CLASSES],
     /// Grouping by configuration within the runs ([`Rows::regroup`]).
     pub(super) regroup: super::runs::Regroup,
+    /// Rows whose motion is gone, kept for new rows (see `table/holes.rs`).
+    pub(super) holes: super::holes::Holes,
 }
 
 /// Indices of rows pushed, re-anchored or moved since the CPU executor last drained the log
@@ -72,7 +75,7 @@ impl Touched {
         self.mark_range(index..index + 1, len);
     }
 
-    fn mark_range(&mut self, indices: std::ops::Range<u32>, len: usize) {
+    pub(super) fn mark_range(&mut self, indices: std::ops::Range<u32>, len: usize) {
         if self.all {
             return;
         }
@@ -178,7 +181,8 @@ impl Rows {
         &self.slot_of
     }
 
-    /// Appends rows past the runs (`place_pending` puts them in their runs): row `i` is
+    /// Adds rows, into holes of their class first (see `table/holes.rs`), the others past
+    /// the runs (`place_pending` puts them in their runs): row `i` is
     /// `row` with the `params` word `words[i]`, the lane pairs `pairs[i]` and the
     /// parameters `params[i]`, owned by the slot that `slot(i, index)` gives (`index`: its
     /// row). One column at a time, each written in one pass, so that a block of motions
@@ -192,12 +196,33 @@ impl Rows {
         params: &[[f32; 4]],
         mut slot: impl FnMut(usize, u32) -> u32,
     ) {
+        debug_assert!(pairs.len() == words.len() && params.len() == words.len());
+        let filled = match self.holes.len() {
+            0 => 0,
+            _ => self.fill_holes(row, words, pairs, params),
+        };
+        let (words, pairs, params) = (&words[filled..], &pairs[filled..], &params[filled..]);
         let (first, n) = (self.rows.len() as u32, words.len());
-        debug_assert!(pairs.len() == n && params.len() == n);
-        // A plain loop: an `extend` of a `map` would keep `slot` out of line.
+        // The owners: of the holes taken, then of the rows appended. A plain loop, and one
+        // call of `slot`: an `extend` of a `map`, or a second call, would keep it out of line.
         self.slot_of.reserve(n);
-        for (i, row) in (first..first + n as u32).enumerate() {
-            self.slot_of.push(slot(i, row));
+        let mut taken = std::mem::take(&mut self.holes.taken);
+        for (i, at) in taken
+            .iter()
+            .copied()
+            .chain(first..first + n as u32)
+            .enumerate()
+        {
+            let owner = slot(i, at);
+            match self.slot_of.get_mut(at as usize) {
+                Some(hole) => *hole = owner,
+                None => self.slot_of.push(owner),
+            }
+        }
+        taken.clear();
+        self.holes.taken = taken;
+        if n == 0 {
+            return;
         }
         let rows = words.iter().map(|&params| MotionRow { params, ..*row });
         self.rows.extend(rows);
@@ -365,6 +390,7 @@ impl Rows {
             }
             self.slot_of.shrink_to(target);
             self.regroup.shrink_to(target);
+            self.holes.shrink_to(target);
             // The logs hold at most about one entry per row (`Touched::mark`) or the rows
             // touched between two syncs.
             self.touched.rows.shrink_to(1024);
@@ -397,6 +423,7 @@ impl Rows {
             column.clear();
         }
         self.slot_of.clear();
+        self.holes.clear();
         self.class_end = [0; CLASSES];
         self.regroup.disordered = 0;
         self.touched.all = true;

@@ -183,7 +183,7 @@ impl Rows {
 
     /// Counts the rows of `moved` (indices may repeat, or be past the end) that sit beside
     /// no row of their group.
-    fn count_disordered(&mut self, moved: impl Iterator<Item = u32>) {
+    pub(super) fn count_disordered(&mut self, moved: impl Iterator<Item = u32>) {
         for i in moved {
             let Some(row) = self.rows.get(i as usize) else {
                 continue;
@@ -260,9 +260,10 @@ impl Rows {
         }
     }
 
-    /// Removes row `index`: the last row of its class's run moves into its place, the last
-    /// of the next class's run into that one's, and so on, and the table's last row goes;
-    /// no other row moves. Returns the moves as pairs `(to, from)`.
+    /// Removes row `index`, a hole (`Rows::kill`, its keys freed already): the last row of
+    /// its class's run moves into its place, the last of the next class's run into that
+    /// one's, and so on, and the table's last row goes; no other row moves. Returns the
+    /// moves as pairs `(to, from)`.
     pub(super) fn remove(&mut self, index: u32) -> Swaps {
         debug_assert_eq!(
             self.class_end[CLASSES - 1] as usize,
@@ -270,7 +271,6 @@ impl Rows {
             "rows unplaced"
         );
         let class = class_of(&self.rows[index as usize]);
-        self.release(index);
         let mut hole = index;
         let mut swaps = Swaps::default();
         for c in class..CLASSES {

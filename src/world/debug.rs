@@ -7,6 +7,7 @@ use super::{Executor, MotionWorld};
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
 use crate::eval::progress;
+use crate::table::holes::NO_SLOT;
 
 /// One live motion in a [`DebugSnapshot`].
 #[derive(Clone, Debug, PartialEq)]
@@ -45,10 +46,13 @@ impl MotionWorld {
     #[must_use]
     pub fn debug_snapshot(&self) -> DebugSnapshot {
         let executor = self.active_executor();
-        let mut entries: Vec<(u64, DebugEntry)> = (0..self.table.len())
+        let slot_of = self.table.rows.slot_of();
+        // (Every row but the holes: `table/holes.rs`.)
+        let mut entries: Vec<(u64, DebugEntry)> = (0..slot_of.len())
+            .filter(|&i| slot_of[i] != NO_SLOT)
             .map(|i| {
                 let row = &self.table.rows.rows[i];
-                let slot = self.table.rows.slot_of()[i];
+                let slot = slot_of[i];
                 let meta = &self.table.meta[slot as usize];
                 let time =
                     super::sequence::clock_at(&self.table.rows, i as u32, self.clocks.table());

@@ -174,6 +174,9 @@ impl MotionWorld {
         own: OwnPart<'_>,
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
+        if self.table.holes_in_the_way(&config.row) {
+            self.compact_rows();
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         let word = if config.auto_seed {
@@ -471,6 +474,9 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
         }
         let world = &mut *self.world;
         let config = &self.config;
+        if world.table.holes_in_the_way(&config.row) {
+            world.compact_rows();
+        }
         let first_seq = world.next_seq;
         world.next_seq += n as u64;
         let staged = &mut self.staged;
@@ -523,13 +529,13 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
             meta
         });
         let placed = self.handles.len() - n..;
-        let first_row = world.table.len() as u32 - n as u32;
         if let Some(last) = self.handles[placed.clone()].iter().map(|h| h.slot).max() {
             world.make_room_for_callbacks(last);
         }
         for (k, target) in staged.targets.drain(..) {
             let slot = self.handles[placed.start + k as usize].slot;
-            world.link_target(slot, first_row + k, &target, config.row.lane_count());
+            let row = world.table.slots[slot as usize].row;
+            world.link_target(slot, row, &target, config.row.lane_count());
         }
         for (k, (bind, rounding)) in self.binds.drain(..).enumerate() {
             world.attach_bind(self.handles[placed.start + k].slot, bind, rounding);

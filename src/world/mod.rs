@@ -264,6 +264,9 @@ impl MotionWorld {
         self.finals.clear(self.table.slots.len());
         self.begin_gpu_update();
         self.settle();
+        // The holes that removals left and no spawn took go before the rows are regrouped
+        // and evaluated (`table/holes.rs`).
+        self.compact_rows();
         self.clocks.advance(deltas);
         self.groups.advance(&mut self.clocks);
         self.updates += 1;
@@ -323,6 +326,7 @@ impl MotionWorld {
     }
 
     fn clear_motions(&mut self) {
+        self.compact_rows();
         for i in 0..self.table.len() {
             let slot = self.table.rows.slot_of()[i];
             self.resolve_completion(slot, Err(Canceled));

@@ -95,8 +95,7 @@ impl MotionWorld {
             }
             // Before the slot is freed: a report names the motion's handle.
             self.drop_callbacks(slot);
-            let swaps = self.table.remove(slot);
-            self.relink(swaps.rows());
+            self.table.remove(slot);
         }
         self.removals.clear();
     }
@@ -113,6 +112,9 @@ impl MotionWorld {
                 meta.get(slot as usize)
                     .is_some_and(|m| m.seq == seq && m.stamp == stamp)
             });
+        }
+        if self.table.len() == 0 {
+            self.compact_rows(); // holes only: the rows just go
         }
         self.table.rows.shrink_if_sparse();
         if self.table.len() == 0 {

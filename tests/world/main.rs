@@ -16,6 +16,7 @@ mod completion_futures;
 mod curves;
 mod derive;
 mod drop_panics;
+mod emitter;
 mod examples;
 mod final_values;
 mod groups;

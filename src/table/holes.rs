@@ -1,0 +1,188 @@
+//! Holes: rows whose motion is gone, left where they are until a new motion of their shape
+//! takes one or the table is compacted.
+//!
+//! Why: a particle emitter removes about as many motions per update as it spawns. Removing a
+//! row at once moves its run's last row into its place (twelve columns, and the segment
+//! cache's entry of the moved row is lost: it is worked out again), only for the next spawn
+//! to append a row again. A hole lets the spawn write its row in place: nothing moves, and
+//! the new row is worked out once.
+//!
+//! The protocol ([`super::motions::MotionTable`] keeps it for its owner):
+//! - [`Rows::kill`] makes a hole: the row's curve keys are freed and its `slot_of` is
+//!   [`NO_SLOT`] (its slot is freed by the table). The row's content stays, so the shape
+//!   runs and the GPU copy's journal are as they were.
+//! - [`Rows::push_block`] writes new rows into holes of their class first, in the order the
+//!   holes were made; the rest are appended.
+//! - [`Rows::compact`] removes the holes left, as a removal did before: before anything reads
+//!   or moves the rows as a whole (an evaluation, a regroup, placing rows past a later
+//!   class's holes, a walk over every row).
+
+use super::rows::{class_of, Rows, CLASSES, DIRTY};
+use crate::core::row::MotionRow;
+use crate::eval::adapters::row_value;
+
+/// The `slot_of` of a hole.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+/// The holes of a table, by shape class, each class's in the order they were made.
+#[derive(Default)]
+pub(crate) struct Holes {
+    by_class: [Vec<u32>; CLASSES],
+    count: usize,
+    /// Scratch of [`Rows::compact`]: every hole, highest first.
+    order: Vec<u32>,
+    /// The holes the last [`Rows::fill_holes`] took, in the order of its rows (empty
+    /// otherwise): `push_block` gives them their owners.
+    pub(super) taken: Vec<u32>,
+}
+
+impl Holes {
+    /// Number of holes.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether a class after `class` has a hole: placing a row of `class` past the runs
+    /// would move it (`Rows::place_pending` swaps the first row of every later run).
+    #[inline]
+    pub fn after(&self, class: usize) -> bool {
+        self.count > 0 && self.by_class[class + 1..].iter().any(|h| !h.is_empty())
+    }
+
+    pub fn clear(&mut self) {
+        for class in &mut self.by_class {
+            class.clear();
+        }
+        self.count = 0;
+    }
+
+    /// Keeps room for at most `rows` holes.
+    pub fn shrink_to(&mut self, rows: usize) {
+        for class in &mut self.by_class {
+            class.shrink_to(rows);
+        }
+        self.order.shrink_to(rows);
+        self.taken.shrink_to(rows);
+    }
+}
+
+impl Rows {
+    /// Row `index`'s motion is gone: the row becomes a hole (see the module docs).
+    pub(super) fn kill(&mut self, index: u32) {
+        self.release(index);
+        self.slot_of[index as usize] = NO_SLOT;
+        let class = class_of(&self.rows[index as usize]);
+        self.holes.by_class[class].push(index);
+        self.holes.count += 1;
+    }
+
+    /// Writes the first rows of a block (see [`Rows::push_block`]) into holes of their
+    /// class, as many as there are, and lists them in `holes.taken` (their owners are the
+    /// caller's); returns how many.
+    #[inline(never)]
+    pub(super) fn fill_holes(
+        &mut self,
+        row: &MotionRow,
+        words: &[u32],
+        pairs: &[[[f32; 2]; 4]],
+        params: &[[f32; 4]],
+    ) -> usize {
+        let class = class_of(row);
+        let mut holes = std::mem::take(&mut self.holes.by_class[class]);
+        let n = words.len().min(holes.len());
+        let first = holes.len() - n;
+        self.holes.taken.clear();
+        self.holes.taken.extend_from_slice(&holes[first..]);
+        // A stretch of consecutive holes at a time (a finished block's rows are one), each
+        // written a column at a time, as `push_block` appends.
+        let (mut rest, mut done) = (&holes[first..], 0);
+        while let Some(&at) = rest.first() {
+            let stretch = rest
+                .iter()
+                .zip(at..)
+                .take_while(|&(&hole, next)| hole == next)
+                .count();
+            let block = done..done + stretch;
+            self.write_stretch(
+                at,
+                row,
+                &words[block.clone()],
+                &pairs[block.clone()],
+                &params[block],
+            );
+            done += stretch;
+            rest = &rest[stretch..];
+        }
+        holes.truncate(first);
+        self.holes.by_class[class] = holes;
+        self.holes.count -= n;
+        n
+    }
+
+    /// Writes rows `at..` (holes) as `row` with the `params` words, lane pairs and
+    /// parameters given, their outputs at progress 0 (as `push_block` starts a row), and
+    /// logs them (but their owners: the caller's).
+    #[inline(always)]
+    fn write_stretch(
+        &mut self,
+        at: u32,
+        row: &MotionRow,
+        words: &[u32],
+        pairs: &[[[f32; 2]; 4]],
+        params: &[[f32; 4]],
+    ) {
+        let rows = at as usize..at as usize + words.len();
+        for (dst, &params) in self.rows[rows.clone()].iter_mut().zip(words) {
+            *dst = MotionRow { params, ..*row };
+        }
+        let [l0, l1, l2, l3, p01, p23] = &mut self.lanes;
+        for (k, column) in [l0, l1, l2, l3].into_iter().enumerate() {
+            for (dst, pairs) in column[rows.clone()].iter_mut().zip(pairs) {
+                *dst = pairs[k];
+            }
+        }
+        let dst = p01[rows.clone()].iter_mut().zip(&mut p23[rows.clone()]);
+        for ((p01, p23), &[p0, p1, p2, p3]) in dst.zip(params) {
+            (*p01, *p23) = ([p0, p1], [p2, p3]);
+        }
+        for (j, (row, &pairs)) in self.rows[rows.clone()].iter().zip(pairs).enumerate() {
+            let start = row_value(row, pairs, 0.0, 0.0);
+            for (column, value) in self.outputs.iter_mut().zip(start) {
+                column[rows.start + j] = value;
+            }
+        }
+        let len = self.rows.len();
+        let range = at..at + words.len() as u32;
+        self.touched.mark_range(range.clone(), len);
+        if let Some(log) = &mut self.gpu_journal {
+            log.origin[rows].fill(DIRTY);
+            log.touched.extend(range);
+        }
+        // Rows of one block share their group: in a stretch of two or more, each has a
+        // neighbour of its group.
+        if words.len() == 1 {
+            self.count_disordered(std::iter::once(at));
+        }
+    }
+
+    /// Removes every hole, highest first (so each removal's moves take live rows: see
+    /// `Rows::remove`); `moved` gets the rows that moved, some twice, and the removed rows
+    /// past the end. Call with every row placed.
+    pub(super) fn compact(&mut self, moved: &mut Vec<u32>) {
+        if self.holes.count == 0 {
+            return;
+        }
+        let mut order = std::mem::take(&mut self.holes.order);
+        for class in &mut self.holes.by_class {
+            order.append(class);
+        }
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        for &hole in &order {
+            moved.extend(self.remove(hole).rows());
+        }
+        self.holes.count = 0;
+        order.clear();
+        self.holes.order = order;
+    }
+}
