@@ -4,9 +4,9 @@
 //! - `run`, `batch`: spawn 100k motions into a world of 100k live ones (the values bench's
 //!   `spawn` workload), cancel them, and repeat, printing ns per created motion: the
 //!   thread's CPU time (Linux `schedstat`, so that other processes on a loaded machine do not
-//!   count), wall time, and page faults. `fresh` spawns each round into a new, reserved
-//!   world instead (the first touch of the memory included, which the peer benchmark's
-//!   creation spares itself by keeping freed memory).
+//!   count), wall time, and page faults; then a cancel's CPU time (one at a time). `fresh`
+//!   spawns each round into a new, reserved world instead (the first touch of the memory
+//!   included, which the peer benchmark's creation spares itself by keeping freed memory).
 //! - `floor` fills, in a hand-written loop, the columns a table of motions writes per motion
 //!   (what any insert costs on this machine's memory); `floor-columns` writes them a column
 //!   at a time.
@@ -53,6 +53,7 @@ fn main() {
     let mut handles: Vec<MotionHandle> = Vec::with_capacity(N);
     let base = motion(0);
     let (mut timed, mut cpu, mut made, mut faults) = (Duration::ZERO, 0u64, 0usize, 0u64);
+    let mut cancel = 0u64;
     let end = Instant::now() + Duration::from_secs_f64(secs);
     while Instant::now() < end {
         if fresh {
@@ -80,16 +81,19 @@ fn main() {
             handles.clear();
             continue;
         }
+        let start_cpu = thread_cpu_ns();
         for h in handles.drain(..) {
             world.cancel(h).expect("live motion");
         }
+        cancel += thread_cpu_ns() - start_cpu;
     }
     println!(
-        "{}: {:.1} ns CPU, {:.1} ns wall, {:.3} page faults per motion",
+        "{}: {:.1} ns CPU, {:.1} ns wall, {:.3} page faults per motion; cancel {:.1} ns CPU",
         if batch { "run_batch" } else { "run" },
         cpu as f64 / made as f64,
         timed.as_nanos() as f64 / made as f64,
-        faults as f64 / made as f64
+        faults as f64 / made as f64,
+        cancel as f64 / made as f64
     );
 }
 
