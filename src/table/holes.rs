@@ -12,7 +12,7 @@
 //!   [`NO_SLOT`] (its slot is freed by the table). The row's content stays, so the shape
 //!   runs and the GPU copy's journal are as they were.
 //! - [`Rows::push_block`] writes new rows into holes of their class first, in the order the
-//!   holes were made; the rest are appended.
+//!   holes were made (`Rows::push_into_holes`); the rest are appended.
 //! - [`Rows::compact`] removes the holes left, as a removal did before: before anything reads
 //!   or moves the rows as a whole (an evaluation, a regroup, placing rows past a later
 //!   class's holes, a walk over every row).
@@ -31,9 +31,6 @@ pub(crate) struct Holes {
     count: usize,
     /// Scratch of [`Rows::compact`]: every hole, highest first.
     order: Vec<u32>,
-    /// The holes the last [`Rows::fill_holes`] took, in the order of its rows (empty
-    /// otherwise): `push_block` gives them their owners.
-    pub(super) taken: Vec<u32>,
 }
 
 impl Holes {
@@ -63,7 +60,6 @@ impl Holes {
             class.shrink_to(rows);
         }
         self.order.shrink_to(rows);
-        self.taken.shrink_to(rows);
     }
 }
 
@@ -77,23 +73,22 @@ impl Rows {
         self.holes.count += 1;
     }
 
-    /// Writes the first rows of a block (see [`Rows::push_block`]) into holes of their
-    /// class, as many as there are, and lists them in `holes.taken` (their owners are the
-    /// caller's); returns how many.
+    /// [`Rows::push_block`] with holes: the first rows into holes of their class, as many
+    /// as there are, the rest appended. Out of line, so that appending alone (no holes, the
+    /// common case) compiles as it did before holes.
     #[inline(never)]
-    pub(super) fn fill_holes(
+    pub(super) fn push_into_holes(
         &mut self,
         row: &MotionRow,
         words: &[u32],
         pairs: &[[[f32; 2]; 4]],
         params: &[[f32; 4]],
-    ) -> usize {
+        mut slot: impl FnMut(usize, u32) -> u32,
+    ) {
         let class = class_of(row);
         let mut holes = std::mem::take(&mut self.holes.by_class[class]);
         let n = words.len().min(holes.len());
         let first = holes.len() - n;
-        self.holes.taken.clear();
-        self.holes.taken.extend_from_slice(&holes[first..]);
         // A stretch of consecutive holes at a time (a finished block's rows are one), each
         // written a column at a time, as `push_block` appends.
         let (mut rest, mut done) = (&holes[first..], 0);
@@ -111,13 +106,18 @@ impl Rows {
                 &pairs[block.clone()],
                 &params[block],
             );
+            for (k, at) in (at..at + stretch as u32).enumerate() {
+                self.slot_of[at as usize] = slot(done + k, at);
+            }
             done += stretch;
             rest = &rest[stretch..];
         }
         holes.truncate(first);
         self.holes.by_class[class] = holes;
         self.holes.count -= n;
-        n
+        if n < words.len() {
+            self.append_block(row, &words[n..], &pairs[n..], &params[n..], n, slot);
+        }
     }
 
     /// Writes rows `at..` (holes) as `row` with the `params` words, lane pairs and

@@ -194,35 +194,32 @@ impl Rows {
         words: &[u32],
         pairs: &[[[f32; 2]; 4]],
         params: &[[f32; 4]],
-        mut slot: impl FnMut(usize, u32) -> u32,
+        slot: impl FnMut(usize, u32) -> u32,
     ) {
         debug_assert!(pairs.len() == words.len() && params.len() == words.len());
-        let filled = match self.holes.len() {
-            0 => 0,
-            _ => self.fill_holes(row, words, pairs, params),
-        };
-        let (words, pairs, params) = (&words[filled..], &pairs[filled..], &params[filled..]);
-        let (first, n) = (self.rows.len() as u32, words.len());
-        // The owners: of the holes taken, then of the rows appended. A plain loop, and one
-        // call of `slot`: an `extend` of a `map`, or a second call, would keep it out of line.
-        self.slot_of.reserve(n);
-        let mut taken = std::mem::take(&mut self.holes.taken);
-        for (i, at) in taken
-            .iter()
-            .copied()
-            .chain(first..first + n as u32)
-            .enumerate()
-        {
-            let owner = slot(i, at);
-            match self.slot_of.get_mut(at as usize) {
-                Some(hole) => *hole = owner,
-                None => self.slot_of.push(owner),
-            }
+        if self.holes.len() > 0 {
+            return self.push_into_holes(row, words, pairs, params, slot);
         }
-        taken.clear();
-        self.holes.taken = taken;
-        if n == 0 {
-            return;
+        self.append_block(row, words, pairs, params, 0, slot);
+    }
+
+    /// Appends rows past the runs, as [`push_block`](Self::push_block) says; motion `i` of
+    /// the block is motion `offset + i` to `slot`.
+    #[inline(always)]
+    pub(super) fn append_block(
+        &mut self,
+        row: &MotionRow,
+        words: &[u32],
+        pairs: &[[[f32; 2]; 4]],
+        params: &[[f32; 4]],
+        offset: usize,
+        mut slot: impl FnMut(usize, u32) -> u32,
+    ) {
+        let (first, n) = (self.rows.len() as u32, words.len());
+        // A plain loop: an `extend` of a `map` would keep `slot` out of line.
+        self.slot_of.reserve(n);
+        for (i, row) in (first..first + n as u32).enumerate() {
+            self.slot_of.push(slot(offset + i, row));
         }
         let rows = words.iter().map(|&params| MotionRow { params, ..*row });
         self.rows.extend(rows);
