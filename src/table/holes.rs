@@ -64,6 +64,14 @@ impl Holes {
 }
 
 impl Rows {
+    /// Each row that is not a hole, as `(row, the slot that owns it)`: the walk over every
+    /// motion between compactions.
+    pub fn owned(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let rows = self.slot_of.iter().enumerate();
+        rows.filter(|&(_, &slot)| slot != NO_SLOT)
+            .map(|(row, &slot)| (row as u32, slot))
+    }
+
     /// Row `index`'s motion is gone: the row becomes a hole (see the module docs).
     pub(super) fn kill(&mut self, index: u32) {
         self.release(index);

@@ -14,7 +14,6 @@
 
 use std::sync::Arc;
 
-use super::holes::NO_SLOT;
 use super::rows::Rows;
 use super::slots::{FreshSlots, Slots, BITS_ROUNDING};
 use crate::core::row::MotionRow;
@@ -209,10 +208,8 @@ impl<M: Clone + Default> MotionTable<M> {
     /// Removes every motion (their slots freed, versions rising); metadata entries stay
     /// as the owner left them.
     pub fn clear(&mut self) {
-        for &slot in &self.rows.slot_of {
-            if slot != NO_SLOT {
-                self.slots.free(slot);
-            }
+        for (_, slot) in self.rows.owned() {
+            self.slots.free(slot);
         }
         self.rows.clear();
     }

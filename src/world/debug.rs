@@ -7,7 +7,6 @@ use super::{Executor, MotionWorld};
 use crate::core::handle::MotionHandle;
 use crate::core::settings::MotionStatus;
 use crate::eval::progress;
-use crate::table::holes::NO_SLOT;
 
 /// One live motion in a [`DebugSnapshot`].
 #[derive(Clone, Debug, PartialEq)]
@@ -46,16 +45,13 @@ impl MotionWorld {
     #[must_use]
     pub fn debug_snapshot(&self) -> DebugSnapshot {
         let executor = self.active_executor();
-        let slot_of = self.table.rows.slot_of();
+        let rows = &self.table.rows;
         // (Every row but the holes: `table/holes.rs`.)
-        let mut entries: Vec<(u64, DebugEntry)> = (0..slot_of.len())
-            .filter(|&i| slot_of[i] != NO_SLOT)
-            .map(|i| {
-                let row = &self.table.rows.rows[i];
-                let slot = slot_of[i];
+        let mut entries: Vec<(u64, DebugEntry)> = (rows.owned())
+            .map(|(index, slot)| {
+                let row = &rows.rows[index as usize];
                 let meta = &self.table.meta[slot as usize];
-                let time =
-                    super::sequence::clock_at(&self.table.rows, i as u32, self.clocks.table());
+                let time = super::sequence::clock_at(rows, index, self.clocks.table());
                 let p = progress(row, time);
                 let fresh = meta.birth_update == self.updates && !meta.touched;
                 let entry = DebugEntry {
@@ -72,8 +68,8 @@ impl MotionWorld {
                     progress: crate::eval::clock::eased_with(
                         row,
                         &p,
-                        self.table.rows.params(i as u32),
-                        self.table.rows.curves.keys(),
+                        rows.params(index),
+                        rows.curves.keys(),
                     ),
                     playback_speed: row.speed,
                     executor,

@@ -86,10 +86,9 @@ mod tests {
             rows.len(),
             "{what}: the runs cover the table"
         );
-        let live = rows.slot_of().iter().enumerate();
-        for (i, &slot) in live.filter(|&(_, &s)| s != crate::table::holes::NO_SLOT) {
+        for (i, slot) in rows.owned() {
             assert_eq!(
-                world.table.slots[slot as usize].row, i as u32,
+                world.table.slots[slot as usize].row, i,
                 "{what}: slot {slot}"
             );
         }

@@ -3,7 +3,6 @@
 
 use super::{MotionWorld, Progress};
 use crate::error::TargetError;
-use crate::table::holes::NO_SLOT;
 use crate::table::targets::{
     Target, TargetEntry, TargetFormat, TargetId, TargetLists, TargetRef, GPU_BIT,
 };
@@ -272,10 +271,7 @@ impl MotionWorld {
     /// Forgets every GPU target (their device is gone or replaced); host targets stay.
     pub(super) fn drop_gpu_targets(&mut self) {
         self.targets.clear();
-        for &slot in self.table.rows.slot_of() {
-            if slot == NO_SLOT {
-                continue; // a hole
-            }
+        for (_, slot) in self.table.rows.owned() {
             let meta = &mut self.table.meta[slot as usize];
             if meta.target.is_some_and(TargetRef::is_gpu) {
                 meta.target = None;
