@@ -19,6 +19,8 @@
 //! | punch or shake frequency or damping outside [0, 1e6] | [`BuildError::InvalidVibration`] |
 //! | values whose interpolation could pass `f32::MAX` (from, to, the ease's overshoot, Incremental loops) | [`BuildError::ValueOverflow`] |
 //! | target past the end of its array or buffer | [`BuildError::Target`]([`TargetError::OutOfBounds`]) |
+//! | target stride smaller than the value's lanes (0 included) | [`BuildError::Target`]([`TargetError::StrideTooSmall`]) |
+//! | host array over `MAX_HOST_TARGET_LEN` f32s, or more than memory allows | `add_host_target`: [`TargetError::TooLarge`] |
 //! | target id of another world, or removed (or lost) | [`BuildError::Target`]([`TargetError::Unknown`]) |
 //! | group id of another world, or removed (in `Motion::group` or a `*_group` method) | [`BuildError::Group`] / [`GroupError::Unknown`] |
 //! | more than [`MAX_GROUPS`](crate::MAX_GROUPS) groups | [`GroupError::TooMany`] |
@@ -294,6 +296,26 @@ pub enum TargetError {
         /// f32s in the buffer (within the device's storage binding limit; units of its
         /// [`TargetFormat`](crate::TargetFormat)).
         len: u64,
+    },
+    /// The target's element stride is smaller than the value's lanes (stride 0 included),
+    /// so neighbouring elements would overwrite each other's lanes.
+    #[error("element stride {stride} is smaller than the value's {lanes} lanes (elements would overlap)")]
+    StrideTooSmall {
+        /// The stride given to [`TargetId::at`](crate::TargetId::at).
+        stride: u32,
+        /// The lanes of the motion's value.
+        lanes: usize,
+    },
+    /// A host array ([`MotionWorld::add_host_target`](crate::MotionWorld::add_host_target))
+    /// longer than a target can address ([`MAX_HOST_TARGET_LEN`](crate::MAX_HOST_TARGET_LEN))
+    /// or than memory allows.
+    #[error(
+        "cannot allocate a host array of {len} f32s (at most {} and what memory allows)",
+        crate::MAX_HOST_TARGET_LEN
+    )]
+    TooLarge {
+        /// The f32s asked for.
+        len: usize,
     },
     /// The buffer lacks `BufferUsages::STORAGE`.
     #[error("its buffer lacks STORAGE usage")]

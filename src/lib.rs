@@ -31,6 +31,18 @@
 //! fixes of its known defects) and checked against the conformance vectors in
 //! `tests/conformance/vectors/` on every executor; `docs/design.md` describes the design.
 //!
+//! ## Time
+//!
+//! One rule: **clocks are `f64`, what a motion stores is `f32`.** Seconds that run a clock
+//! are `f64`, as they must stay exact over hours: the world's deltas and times
+//! ([`MotionWorld::update`], [`TimeDeltas`], [`MotionWorld::world_time`]), a motion's clock
+//! ([`MotionWorld::set_time`], [`MotionWorld::time`], [`MotionWorld::total_duration`]) and a
+//! group's clock and speed ([`MotionWorld::set_group_speed`]). What each motion stores is
+//! `f32`, as its row is 4-byte lanes on both executors: duration, delay, intervals,
+//! playback speed ([`MotionWorld::set_playback_speed`]) and progress. The methods that take
+//! an `f64` take an `f32` as well (`impl Into<f64>`), so `world.update(dt)` works with the
+//! `f32` delta most engines give.
+//!
 //! ## Map
 //! - [`Motion`]: the builder; [`MotionWorld`]: clocks, slots, callbacks, updates;
 //!   [`MotionHandle`]: generational handles; [`MotionCommands`]: changes from callbacks.
@@ -98,6 +110,7 @@ pub use motion::builder::{Motion, MotionSettings};
 pub use motion::data::{MotionData, SequenceData, SequenceStep};
 pub use motion::sequence::{Sequence, SequenceChild, MAX_SEQUENCE_DEPTH};
 pub use motion::text::{ScrambleMode, TextReveal};
+pub use table::host_targets::MAX_HOST_TARGET_LEN;
 pub use table::targets::{Target, TargetFormat, TargetId};
 /// `#[derive(Animatable)]` (feature `derive`): a struct of lerped fields (`f32`, glam vectors,
 /// [`Color`], [`Angle`], ...) animates as their lanes side by side, at most four in all.

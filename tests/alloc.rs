@@ -70,7 +70,7 @@ fn populate(world: &mut MotionWorld, n: usize) -> Arc<Sinks> {
         sequenced: AtomicU64::new(0),
     });
     world.reserve(n);
-    let host = world.add_host_target(n);
+    let host = world.add_host_target(n).unwrap();
     for i in 0..n {
         let duration = 0.25 + (i % 7) as f32 * 0.1; // ≤ 0.85 s
         let bind = {

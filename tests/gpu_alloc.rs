@@ -202,7 +202,7 @@ fn world(ctx: &GpuContext, n: usize, binds: usize, target: bool) -> MotionWorld 
     let mut world = MotionWorld::with_gpu(ctx.clone()).expect("GPU world");
     world.set_executor(Executor::Gpu).expect("GPU executor");
     let sink = Arc::new(AtomicU32::new(0));
-    let host = world.add_host_target(n);
+    let host = world.add_host_target(n).unwrap();
     for i in 0..n {
         let motion = Motion::new(0.0f32, 1.0, 0.5 + (i % 7) as f32 * 0.1)
             .ease(Ease::OutQuad)

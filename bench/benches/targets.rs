@@ -29,7 +29,7 @@ fn looping_world(n: usize, targeted: bool) -> MotionWorld {
     let mut world = MotionWorld::new();
     world.set_cpu_threads(1);
     world.reserve(n);
-    let id = world.add_host_target(n);
+    let id = world.add_host_target(n).expect("host array");
     for i in 0..n {
         let motion = looping();
         let motion = if targeted {
@@ -97,7 +97,7 @@ fn create(c: &mut Criterion) {
         world.reserve(n);
         let target = match kind {
             1 => Some(world.add_gpu_target(&buffer).expect("storage buffer")),
-            2 => Some(world.add_host_target(n)),
+            2 => Some(world.add_host_target(n).expect("host array")),
             _ => None,
         };
         (world, target)

@@ -105,7 +105,7 @@ fn world(mode: &str, n: usize, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
                 .expect("valid");
         }
         "host" => {
-            let array = world.add_host_target(n);
+            let array = world.add_host_target(n).expect("host array");
             handles.extend((0..n).map(|i| {
                 let index = u32::try_from(i).expect("fewer than 2^32 motions");
                 motion(i)

@@ -5,12 +5,14 @@
 //!
 //! The generated impl packs the fields' lanes in declaration order, and heads each field for
 //! its own `path_end` (an `Angle` field turns the short way). Two checks run at compile
-//! time, when a motion of the type is built: every field must interpolate by `Lerp` (a `Quat`
-//! field, which slerps, cannot share a row with others), and the lanes must add up to at most
-//! four.
+//! time: the lanes must add up to at most four (checked where the struct is defined; the
+//! error names the struct and its lane count), and every field must interpolate by `Lerp` (a
+//! `Quat` field, which slerps, cannot share a row with others). A value of more lanes (a
+//! transform, a particle's position and color) is animated as one motion per field, all
+//! writing into one target: see "More than four lanes" on `wgpu_tween::Animatable`.
 
 use proc_macro::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::{parse_macro_input, Data, DeriveInput, Fields};
 
 /// Derives `wgpu_tween::Animatable` for a struct of lerped `Animatable` fields.
@@ -102,7 +104,9 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             );
         }
     });
+    let lane_checks = lane_count_checks(name);
     Ok(quote! {
+        #lane_checks
         impl #krate::Animatable for #name {
             const LANES: usize = {
                 #(#lerp_checks)*
@@ -125,4 +129,30 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             }
         }
     })
+}
+
+/// A constant, evaluated where the struct is defined, that fails for more than four lanes
+/// with a message naming the struct and its count (a const panic cannot format a number, so
+/// one assertion per count up to 16).
+fn lane_count_checks(name: &syn::Ident) -> proc_macro2::TokenStream {
+    let advice = "but a motion animates at most 4 f32 lanes. Animate the fields as separate \
+                  motions (one per field, each writing its part of one target with \
+                  `TargetId::at(index, stride, offset)`): see \"More than four lanes\" on \
+                  `wgpu_tween::Animatable`";
+    let counts = (5..=16usize).map(|n| {
+        let message = format!(
+            "#[derive(Animatable)] on `{name}`: its fields have {n} lanes in all, {advice}"
+        );
+        quote!(assert!(lanes != #n, #message);)
+    });
+    let beyond = format!(
+        "#[derive(Animatable)] on `{name}`: its fields have more than 16 lanes in all, {advice}"
+    );
+    quote_spanned! {name.span()=>
+        const _: () = {
+            let lanes = <#name as ::wgpu_tween::Animatable>::LANES;
+            #(#counts)*
+            assert!(lanes <= 4, #beyond);
+        };
+    }
 }

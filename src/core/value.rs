@@ -159,6 +159,47 @@ impl Color {
 ///
 /// let _ = Motion::new(Five([0.0; 5]), Five([1.0; 5]), 1.0); // error: LANES must be 1..=4
 /// ```
+///
+/// `#[derive(Animatable)]` (feature `derive`) refuses such a struct where it is defined,
+/// naming it and its lane count (here: "`Particle`: its fields have 7 lanes in all"):
+///
+/// ```compile_fail
+/// #[derive(Clone, Copy, wgpu_tween_derive::Animatable)]
+/// struct Particle {
+///     position: glam::Vec3,
+///     color: wgpu_tween::Color,
+/// }
+/// ```
+///
+/// # More than four lanes
+///
+/// A row holds four lanes on both executors, so a value of more (a transform, a particle's
+/// position and color) is animated as one motion per field, each writing its part of one
+/// element of a target ([`TargetId::at`](crate::TargetId::at) with the element's stride and
+/// the field's offset). The motions of one particle can share everything else (ease,
+/// delay, group), and a batch adds a field's motions for many particles in one call:
+///
+/// ```
+/// use glam::Vec3;
+/// use wgpu_tween::{BatchItem, Color, Motion, MotionWorld};
+///
+/// // A particle instance of 7 f32s: position at 0..3, color at 3..7.
+/// const STRIDE: u32 = 7;
+/// let mut world = MotionWorld::new();
+/// let particles = world.add_host_target(100 * STRIDE as usize)?;
+/// let (white, clear) = (Color::WHITE, Color::TRANSPARENT);
+/// Motion::new(Vec3::ZERO, Vec3::ZERO, 1.0).run_batch_detached(&mut world, 100, |i| {
+///     BatchItem::new(Vec3::ZERO, Vec3::splat(i as f32)).target(particles.at(i as u32, STRIDE, 0))
+/// })?;
+/// Motion::new(white, clear, 1.0).run_batch_detached(&mut world, 100, |i| {
+///     BatchItem::new(white, clear).target(particles.at(i as u32, STRIDE, 3))
+/// })?;
+/// world.update(0.5)?;
+/// let floats = world.host_target(particles).expect("registered");
+/// // Particle 10: half-way to (10, 10, 10), half-way to transparent.
+/// assert_eq!(&floats[70..77], &[5.0, 5.0, 5.0, 0.5, 0.5, 0.5, 0.5]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub trait Animatable: Copy + Send + 'static {
     /// Lanes in use, 1..=4.
     const LANES: usize;

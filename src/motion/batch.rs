@@ -2,7 +2,7 @@
 //! every frame. The base motion is validated once, each motion's endpoints on their own, and
 //! nothing is added unless every motion is valid.
 
-use super::builder::Motion;
+use super::builder::{Motion, MotionSettings};
 use crate::core::handle::MotionHandle;
 use crate::core::value::{Animatable, RoundingMode};
 use crate::error::BuildError;
@@ -38,7 +38,7 @@ impl<T: Animatable> BatchItem<T> {
     /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
     ///
     /// let mut world = MotionWorld::new();
-    /// let xs = world.add_host_target(3);
+    /// let xs = world.add_host_target(3)?;
     /// let mut handles = Vec::new();
     /// Motion::new(0.0f32, 0.0, 1.0).run_batch(
     ///     &mut world,
@@ -64,7 +64,9 @@ impl<T: Animatable> Motion<T> {
     /// ([`BuildError::InBatch`] names the first) nothing is added, nor when `item` panics.
     /// A base motion with callbacks or a target is refused ([`BuildError::NotBatchable`]):
     /// its motions cannot share them (give each motion its own with [`BatchItem::target`]).
-    /// Far cheaper per motion than `run` in a loop.
+    /// Far cheaper per motion than `run` in a loop. Keeping no handles:
+    /// [`run_batch_detached`](Self::run_batch_detached); a base of settings only, without
+    /// placeholder values: [`MotionSettings::run_batch`].
     ///
     /// ```
     /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
@@ -96,6 +98,35 @@ impl<T: Animatable> Motion<T> {
             None,
             handles,
         )
+    }
+
+    /// [`run_batch`](Self::run_batch) for a caller that keeps no handles (a particle
+    /// emitter's fire-and-forget motions, that end by themselves): the same checks, all or
+    /// nothing, and no handle vector to pass. The world reuses one vector for the handles
+    /// it needs while adding, so a frame's batch allocates nothing once warmed up.
+    ///
+    /// ```
+    /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
+    ///
+    /// let mut world = MotionWorld::new();
+    /// let xs = world.add_host_target(4)?;
+    /// Motion::new(0.0f32, 0.0, 1.0).run_batch_detached(&mut world, 4, |i| {
+    ///     BatchItem::new(0.0, i as f32).target(xs.at(i as u32, 1, 0))
+    /// })?;
+    /// world.update(0.5)?;
+    /// assert_eq!(world.host_target(xs).unwrap(), &[0.0, 0.5, 1.0, 1.5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_batch_detached(
+        &self,
+        world: &mut MotionWorld,
+        count: usize,
+        item: impl FnMut(usize) -> BatchItem<T>,
+    ) -> Result<(), BuildError> {
+        let mut handles = world.take_detached_handles();
+        let result = self.run_batch(world, count, item, &mut handles);
+        world.restore_detached_handles(handles);
+        result
     }
 
     /// [`run_batch`](Self::run_batch) with a bind per motion: `item(i)` gives motion `i`'s
@@ -219,5 +250,64 @@ impl<T: Animatable> Motion<T> {
         }
         batch.finish();
         Ok(())
+    }
+}
+
+impl MotionSettings {
+    /// [`Motion::run_batch`] with these settings as the base: the batch's motions differ
+    /// only in what `item(i)` gives them (endpoints, target), so the base needs no values
+    /// of its own. `T` is the items' value type.
+    ///
+    /// ```
+    /// use glam::Vec3;
+    /// use wgpu_tween::{BatchItem, Ease, MotionSettings, MotionWorld};
+    ///
+    /// let spark = MotionSettings { duration: 2.0, ease: Ease::Linear, ..MotionSettings::default() };
+    /// let mut world = MotionWorld::new();
+    /// let mut sparks = Vec::new();
+    /// spark.run_batch(&mut world, 3, |i| BatchItem::new(Vec3::ZERO, Vec3::splat(i as f32)), &mut sparks)?;
+    /// world.update(1.0)?;
+    /// assert_eq!(world.value::<Vec3>(sparks[2])?, Vec3::ONE);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_batch<T: Animatable>(
+        &self,
+        world: &mut MotionWorld,
+        count: usize,
+        item: impl FnMut(usize) -> BatchItem<T>,
+        handles: &mut Vec<MotionHandle>,
+    ) -> Result<(), BuildError> {
+        self.base::<T>().run_batch(world, count, item, handles)
+    }
+
+    /// [`Motion::run_batch_detached`] with these settings as the base (no handles kept).
+    ///
+    /// ```
+    /// use wgpu_tween::{BatchItem, MotionSettings, MotionWorld};
+    ///
+    /// let fade = MotionSettings { duration: 0.5, ..MotionSettings::default() };
+    /// let mut world = MotionWorld::new();
+    /// let alpha = world.add_host_target(2)?;
+    /// fade.run_batch_detached(&mut world, 2, |i| {
+    ///     BatchItem::new(1.0f32, 0.0).target(alpha.at(i as u32, 1, 0))
+    /// })?;
+    /// world.update(0.5)?;
+    /// assert_eq!(world.host_target(alpha).unwrap(), &[0.0, 0.0]); // ended exactly
+    /// assert!(world.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_batch_detached<T: Animatable>(
+        &self,
+        world: &mut MotionWorld,
+        count: usize,
+        item: impl FnMut(usize) -> BatchItem<T>,
+    ) -> Result<(), BuildError> {
+        self.base::<T>().run_batch_detached(world, count, item)
+    }
+
+    /// A motion of these settings whose endpoints no batch uses (each item has its own).
+    fn base<T: Animatable>(&self) -> Motion<T> {
+        let unused = T::from_lanes([0.0; 4]);
+        Motion::new(unused, unused, self.duration).with_settings(self)
     }
 }

@@ -19,6 +19,7 @@
 use std::ops::Range;
 
 use super::targets::{TargetEntry, TargetList, TargetLists, TargetRef};
+use crate::error::TargetError;
 
 /// A world's host arrays, each with the motions writing into it.
 #[derive(Default)]
@@ -63,21 +64,36 @@ struct Run {
     lanes: u32,
 }
 
+/// The longest host array: a target addresses f32s `0..2^30`
+/// ([`TargetEntry::MAX_FIRST`] is the last lane 0 it can start at).
+pub const MAX_HOST_TARGET_LEN: usize = TargetEntry::MAX_FIRST as usize + 1;
+
 /// Below this many entries per run on average, the entry loop is as fast.
 const MIN_MEAN_RUN: usize = 8;
 
 impl HostTargets {
-    /// Registers an array of `len` zeros; returns its index.
-    pub fn register(&mut self, len: usize) -> u32 {
+    /// Registers an array of `len` zeros; returns its index, or `TooLarge` if the memory
+    /// cannot be had (the allocation is tried, not assumed).
+    pub fn register(&mut self, len: usize) -> Result<u32, TargetError> {
+        if len > MAX_HOST_TARGET_LEN {
+            return Err(TargetError::TooLarge { len });
+        }
+        let mut data = Vec::new();
+        data.try_reserve_exact(len)
+            .map_err(|_| TargetError::TooLarge { len })?;
+        data.resize(len, 0.0);
+        self.arrays
+            .try_reserve(1)
+            .map_err(|_| TargetError::TooLarge { len })?;
         self.arrays.push(Some(HostArray {
-            data: vec![0.0; len],
+            data,
             list: TargetList::default(),
             runs: Vec::new(),
             plan: Plan::Stale,
             ascending: false,
             next_run: 0,
         }));
-        self.arrays.len() as u32 - 1
+        Ok(self.arrays.len() as u32 - 1)
     }
 
     /// No motion targets a host array.
@@ -377,7 +393,7 @@ mod tests {
     /// An array of `len` elements whose motion `j` (row `rows[j]`) writes element `j`.
     fn targets(len: usize, rows: impl Iterator<Item = u32>) -> HostTargets {
         let mut targets = HostTargets::default();
-        let list = targets.register(len);
+        let list = targets.register(len).expect("a small array");
         for (j, row) in rows.enumerate() {
             targets.add(list, j as u32, TargetEntry::new(row, j as u32, 1));
         }

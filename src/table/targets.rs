@@ -29,7 +29,10 @@ pub(crate) const GPU_BIT: u32 = 1 << 31;
 impl TargetId {
     /// Where a motion writes into this target: lanes `0..n` of its value go to f32 indices
     /// `index · stride + offset + lane` (all in f32 units, not bytes; in the
-    /// [`TargetFormat`]'s units for a GPU target registered with one).
+    /// [`TargetFormat`]'s units for a GPU target registered with one). The stride must hold
+    /// the value's lanes (`stride ≥ n`, so elements never overlap) and the last lane must
+    /// fit in the target: building the motion checks both
+    /// ([`TargetError::StrideTooSmall`], [`TargetError::OutOfBounds`]).
     ///
     /// ```
     /// use wgpu_tween::{Motion, MotionWorld};
@@ -37,7 +40,7 @@ impl TargetId {
     ///
     /// let mut world = MotionWorld::new();
     /// // 100 instances of 4 f32s: a position at 0..3, a scale at 3.
-    /// let instances = world.add_host_target(100 * 4);
+    /// let instances = world.add_host_target(100 * 4)?;
     /// Motion::new(Vec3::ZERO, Vec3::ONE, 1.0).target(instances.at(7, 4, 0)).run(&mut world)?;
     /// Motion::new(1.0f32, 2.0, 1.0).target(instances.at(7, 4, 3)).run(&mut world)?;
     /// world.update(0.5)?;
@@ -129,8 +132,15 @@ impl Target {
         self.index as u64 * self.stride as u64 + self.offset as u64
     }
 
-    /// Checks that `lanes` values fit in `len` f32s; returns the first f32's index.
+    /// Checks that `lanes` values fit in `len` f32s without overlapping the next element;
+    /// returns the first f32's index.
     pub(crate) fn check(&self, lanes: usize, len: u64) -> Result<u32, TargetError> {
+        if (self.stride as usize) < lanes {
+            return Err(TargetError::StrideTooSmall {
+                stride: self.stride,
+                lanes,
+            });
+        }
         let first = self.first_float();
         let end = first + lanes as u64;
         if end > len || first > TargetEntry::MAX_FIRST {

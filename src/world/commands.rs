@@ -174,8 +174,8 @@ impl MotionCommands {
     }
 
     /// Queues [`MotionWorld::set_time`](crate::MotionWorld::set_time).
-    pub fn set_time(&self, handle: MotionHandle, time: f64) {
-        self.push(Command::SetTime(handle, time));
+    pub fn set_time(&self, handle: MotionHandle, time: impl Into<f64>) {
+        self.push(Command::SetTime(handle, time.into()));
     }
 
     /// Queues [`MotionWorld::set_playback_speed`](crate::MotionWorld::set_playback_speed).

@@ -83,6 +83,32 @@ impl Drop for Resolver {
 /// updated elsewhere, on this thread or another. If the world is dropped first it resolves
 /// `Err(Canceled)`. Each future keeps only the waker of its latest poll, and dropping it
 /// removes that waker, so polling or abandoning futures costs no memory over time.
+///
+/// **Never block on it on the thread that calls [`update`](crate::MotionWorld::update)**
+/// (`pollster::block_on(done)`, or `.await` in a task that thread runs to completion before
+/// its next update): only an update resolves it, so that thread waits for ever. A
+/// single-threaded game loop polls instead, once per frame:
+///
+/// ```
+/// use wgpu_tween::{Canceled, Motion, MotionWorld};
+///
+/// let mut world = MotionWorld::new();
+/// let handle = Motion::new(0.0f32, 1.0, 1.0).run(&mut world)?;
+/// let done = world.completion(handle);
+/// let mut frames = 0;
+/// while !done.is_ready() {
+///     world.update(0.25)?; // the game's frame
+///     frames += 1;
+/// }
+/// assert_eq!(frames, 4); // resolved by the update that reaches 1 s
+/// assert_eq!(done.try_result(), Some(Ok(())));
+///
+/// let cancelled = Motion::new(0.0f32, 1.0, 0.5).run(&mut world)?;
+/// let done = world.completion(cancelled);
+/// world.cancel(cancelled)?;
+/// assert_eq!(done.try_result(), Some(Err(Canceled)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[must_use = "futures do nothing unless awaited"]
 pub struct Completion {
     slot: Arc<CompletionSlot>,
@@ -91,6 +117,21 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// Whether the motion has ended (completed or cancelled): polling would return
+    /// `Ready`. It does not poll (no waker is kept).
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        self.slot.lock().result.is_some()
+    }
+
+    /// The result without waiting: `None` while the motion runs, then `Some(Ok(()))` if it
+    /// completed and `Some(Err(Canceled))` if it was cancelled, cleared or removed. For game
+    /// loops that check once per frame instead of awaiting.
+    #[must_use]
+    pub fn try_result(&self) -> Option<Result<(), Canceled>> {
+        self.slot.lock().result
+    }
+
     /// A future that is resolved already.
     pub(crate) fn resolved(result: Result<(), Canceled>) -> Self {
         let slot = CompletionSlot::default();

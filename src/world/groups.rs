@@ -228,7 +228,8 @@ impl MotionWorld {
     /// its kind's world time, from the next update on, on top of each motion's own playback
     /// speed. Finite and ≥ 0, else [`GroupError::InvalidSpeed`]; 0 stops the clock like
     /// a pause. O(1) whatever the group's size.
-    pub fn set_group_speed(&mut self, g: GroupId, speed: f64) -> Result<(), GroupError> {
+    pub fn set_group_speed(&mut self, g: GroupId, speed: impl Into<f64>) -> Result<(), GroupError> {
+        let speed = speed.into();
         if !(speed.is_finite() && speed >= 0.0) {
             self.group(g)?;
             return Err(GroupError::InvalidSpeed(speed));

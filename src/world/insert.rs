@@ -341,6 +341,18 @@ impl MotionWorld {
 }
 
 impl MotionWorld {
+    /// An empty vector for the handles of a batch that nobody keeps, with the capacity of
+    /// the last one (give it back with [`restore_detached_handles`](Self::restore_detached_handles)).
+    pub(crate) fn take_detached_handles(&mut self) -> Vec<MotionHandle> {
+        std::mem::take(&mut self.staged.detached)
+    }
+
+    /// Keeps `handles`' memory for the next detached batch.
+    pub(crate) fn restore_detached_handles(&mut self, mut handles: Vec<MotionHandle>) {
+        handles.clear();
+        self.staged.detached = handles;
+    }
+
     /// Starts inserting a batch of about `count` motions made from `base` (checked by the
     /// caller, its group too), their handles appended to `handles`; the motions' own binds
     /// are of type `B`. With `shared`, motion `i` of the batch is bound to it as index `i`
@@ -389,6 +401,8 @@ pub(crate) struct Staged {
     params: Vec<[f32; 4]>,
     /// `(index in the block, target)` of the motions that have one.
     targets: Vec<(u32, Target)>,
+    /// The handles of a batch whose caller keeps none (`run_batch_detached`).
+    detached: Vec<MotionHandle>,
 }
 
 impl Staged {

@@ -248,8 +248,19 @@ impl MotionWorld {
     }
 
     /// Advances every time kind by `dt` seconds and runs binds and callbacks.
-    pub fn update(&mut self, dt: f64) -> Result<(), UpdateError> {
-        self.update_with(TimeDeltas::uniform(dt))
+    ///
+    /// `dt` is an `f32` or an `f64`, whichever your game loop has: the world's clocks are
+    /// `f64` (see "Time" in the crate docs), and an `f32` delta is widened exactly.
+    ///
+    /// ```
+    /// # let mut world = wgpu_tween::MotionWorld::new();
+    /// let dt: f32 = 1.0 / 60.0; // e.g. from a game engine's frame timer
+    /// world.update(dt)?;
+    /// world.update(1.0 / 60.0)?; // an f64
+    /// # Ok::<(), wgpu_tween::UpdateError>(())
+    /// ```
+    pub fn update(&mut self, dt: impl Into<f64>) -> Result<(), UpdateError> {
+        self.update_with(TimeDeltas::uniform(dt.into()))
     }
 
     /// Advances each time kind by its own delta and runs binds and callbacks.

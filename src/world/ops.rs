@@ -207,8 +207,8 @@ impl MotionWorld {
     /// the anchors' grid (exact for 0 and other grid values; else within 2^-46 of the larger
     /// of `time` and the world time, with the status and loop count `time` has).
     /// [`MotionError::OutOfRange`] beyond ±[`MAX_TIME`](crate::MAX_TIME).
-    pub fn set_time(&mut self, h: MotionHandle, time: f64) -> Result<(), MotionError> {
-        let result = self.set_time_inner(h, time);
+    pub fn set_time(&mut self, h: MotionHandle, time: impl Into<f64>) -> Result<(), MotionError> {
+        let result = self.set_time_inner(h, time.into());
         self.settle();
         result
     }

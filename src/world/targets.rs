@@ -18,13 +18,15 @@ impl MotionWorld {
     /// its final value there at once; a cancelled one leaves its last value. f32s no
     /// motion writes keep what was there ([`host_target_mut`](Self::host_target_mut)).
     /// Read it with [`host_target`](Self::host_target) as `&[f32]`, and cast it (bytemuck)
-    /// to your element type, or upload it with one `write_buffer`.
+    /// to your element type, or upload it with one `write_buffer`. A `len` over
+    /// [`MAX_HOST_TARGET_LEN`](crate::MAX_HOST_TARGET_LEN) (2^30 f32s, all a target can
+    /// address) or more than the allocator gives is [`TargetError::TooLarge`].
     ///
     /// ```
     /// use wgpu_tween::{Ease, Motion, MotionWorld};
     ///
     /// let mut world = MotionWorld::new();
-    /// let positions = world.add_host_target(3 * 1000);
+    /// let positions = world.add_host_target(3 * 1000)?;
     /// for i in 0..1000 {
     ///     Motion::new(glam::Vec3::ZERO, glam::Vec3::splat(i as f32), 2.0)
     ///         .ease(Ease::Linear)
@@ -37,11 +39,11 @@ impl MotionWorld {
     /// assert_eq!(points[10], glam::Vec3::splat(5.0));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn add_host_target(&mut self, len: usize) -> TargetId {
-        TargetId {
+    pub fn add_host_target(&mut self, len: usize) -> Result<TargetId, TargetError> {
+        Ok(TargetId {
             world: self.id,
-            index: self.host_targets.register(len),
-        }
+            index: self.host_targets.register(len)?,
+        })
     }
 
     /// Registers a GPU storage buffer that motions write their values into, on the GPU

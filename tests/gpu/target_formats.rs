@@ -149,7 +149,7 @@ fn a_gpu_world_starts_from_a_host_target_but_not_from_a_gpu_buffer() {
     let Some(ctx) = common::gpu() else { return };
     for executor in [Executor::Gpu, Executor::Cpu] {
         let mut world = world(&ctx, executor);
-        let host = world.add_host_target(1);
+        let host = world.add_host_target(1).unwrap();
         world.host_target_mut(host).unwrap()[0] = 2.0;
         Motion::to(4.0f32, 1.0)
             .target(host.at(0, 1, 0))

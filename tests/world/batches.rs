@@ -287,7 +287,7 @@ fn batch_motions_write_their_own_targets_and_a_bad_one_adds_nothing() {
     for exec in crate::common::executors() {
         let mut world = exec.world();
         // Four Vec2-sized slots (stride 2); motion i writes slot 3 − i, 0 → (i, 2i).
-        let slots = world.add_host_target(8);
+        let slots = world.add_host_target(8).unwrap();
         let mut handles = Vec::new();
         Motion::new(glam::Vec2::ZERO, glam::Vec2::ZERO, 1.0)
             .run_batch(
@@ -338,7 +338,7 @@ fn a_batch_among_other_shapes_keeps_every_bind_and_target() {
     for exec in crate::common::executors() {
         let mut world = exec.world();
         // Eight Vec3 motions 0 → (k, k, k) over 2 s, each bound and writing its own slot.
-        let vecs = world.add_host_target(3 * 8);
+        let vecs = world.add_host_target(3 * 8).unwrap();
         let seen: Arc<Mutex<Vec<Vec3>>> = Arc::new(Mutex::new(vec![Vec3::NAN; 8]));
         for k in 0..8 {
             let seen = Arc::clone(&seen);
@@ -348,7 +348,7 @@ fn a_batch_among_other_shapes_keeps_every_bind_and_target() {
                 .unwrap();
         }
         // N f32 motions 0 → i over 1 s, one shared bind, each writing slot N − 1 − i.
-        let floats = world.add_host_target(N);
+        let floats = world.add_host_target(N).unwrap();
         let got: Arc<Mutex<Vec<f32>>> = Arc::new(Mutex::new(vec![f32::NAN; N]));
         let sink = Arc::clone(&got);
         let mut handles = Vec::new();

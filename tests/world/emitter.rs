@@ -87,7 +87,7 @@ fn an_emitters_new_particles_take_the_rows_of_finished_ones() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let id = world.add_host_target((LIFE + 1) * SCALARS);
+        let id = world.add_host_target((LIFE + 1) * SCALARS).unwrap();
         let mut live: Vec<Generation> = Vec::new();
         for frame in 0..FRAMES {
             live.push(spawn(&mut world, id, frame));

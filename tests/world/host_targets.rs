@@ -48,7 +48,7 @@ struct Rig {
 
 impl Rig {
     fn new(mut world: MotionWorld) -> Self {
-        let id = world.add_host_target((STRIDE * ELEMENTS) as usize);
+        let id = world.add_host_target((STRIDE * ELEMENTS) as usize).unwrap();
         world
             .host_target_mut(id)
             .expect("registered")
@@ -243,11 +243,11 @@ fn pipelined_readback_fills_the_array_with_what_binds_see() {
 fn bad_ids_and_places_are_typed_errors_that_add_nothing() {
     let mut world = MotionWorld::new();
     let mut other = MotionWorld::new();
-    let id = world.add_host_target(10);
-    let theirs = other.add_host_target(10);
+    let id = world.add_host_target(10).unwrap();
+    let theirs = other.add_host_target(10).unwrap();
     // Past the end: a vec3 at f32 8 needs 11.
     let err = Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
-        .target(id.at(4, 2, 0))
+        .target(id.at(2, 4, 0))
         .run(&mut world);
     assert_eq!(
         err,
@@ -296,11 +296,69 @@ fn bad_ids_and_places_are_typed_errors_that_add_nothing() {
 }
 
 #[test]
+fn strides_that_overlap_elements_are_refused_at_build() {
+    let mut world = MotionWorld::new();
+    let id = world.add_host_target(64).unwrap();
+    // Stride 0: every element would write the same f32s.
+    let err = Motion::new(0.0f32, 1.0, 1.0)
+        .target(id.at(5, 0, 0))
+        .run(&mut world);
+    assert_eq!(
+        err,
+        Err(BuildError::Target(TargetError::StrideTooSmall {
+            stride: 0,
+            lanes: 1
+        }))
+    );
+    // A Vec3 at stride 2: element 1's x would be element 0's z.
+    let err = Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
+        .target(id.at(0, 2, 0))
+        .run(&mut world);
+    assert_eq!(
+        err,
+        Err(BuildError::Target(TargetError::StrideTooSmall {
+            stride: 2,
+            lanes: 3
+        }))
+    );
+    assert!(world.is_empty());
+    // Exactly the lanes is fine (a packed array of Vec3s), as is a field of a wider element.
+    Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
+        .target(id.at(1, 3, 0))
+        .run(&mut world)
+        .expect("packed Vec3s");
+    Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
+        .target(id.at(1, 8, 5))
+        .run(&mut world)
+        .expect("a field of an 8-f32 element");
+    assert_eq!(world.len(), 2);
+}
+
+#[test]
+fn host_arrays_too_large_are_typed_errors_not_aborts() {
+    let mut world = MotionWorld::new();
+    for len in [
+        1usize << 40,
+        usize::MAX,
+        wgpu_tween::MAX_HOST_TARGET_LEN + 1,
+    ] {
+        assert_eq!(
+            world.add_host_target(len),
+            Err(TargetError::TooLarge { len }),
+            "{len}"
+        );
+    }
+    // The world is unchanged and goes on.
+    let id = world.add_host_target(4).unwrap();
+    assert_eq!(world.host_target(id), Some(&[0.0; 4][..]));
+}
+
+#[test]
 fn deferred_spawns_and_sequence_children_fill_host_targets() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let id = world.add_host_target(4);
+        let id = world.add_host_target(4).unwrap();
         // Children at 0 and 1 s of a 2 s sequence write f32s 0 and 1.
         let a = Motion::new(0.0f32, 10.0, 1.0)
             .target(id.at(0, 1, 0))
@@ -351,7 +409,7 @@ fn a_steady_array_follows_when_its_last_motion_goes() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let id = world.add_host_target(3);
+        let id = world.add_host_target(3).unwrap();
         let handles: Vec<MotionHandle> = (0..3u32)
             .map(|k| {
                 Motion::new(0.0f32, 10.0 * (k + 1) as f32, 10.0)
@@ -392,8 +450,8 @@ fn large_worlds_fill_every_tile_of_rows() {
     for threads in [1, 2] {
         let mut world = MotionWorld::new();
         world.set_cpu_threads(threads);
-        let scalars = world.add_host_target(N as usize);
-        let vectors = world.add_host_target(3 * N as usize);
+        let scalars = world.add_host_target(N as usize).unwrap();
+        let vectors = world.add_host_target(3 * N as usize).unwrap();
         let mut handles = Vec::new();
         for i in 0..N {
             let x = i as f32;

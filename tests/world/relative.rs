@@ -14,7 +14,7 @@ fn to_starts_from_the_host_target_when_added() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let x = world.add_host_target(3);
+        let x = world.add_host_target(3).unwrap();
         world.host_target_mut(x).unwrap()[1] = 4.0;
         let h = Motion::to(10.0f32, 2.0)
             .target(x.at(1, 1, 0))
@@ -26,7 +26,7 @@ fn to_starts_from_the_host_target_when_added() {
         assert_eq!(world.value::<f32>(h).unwrap(), 7.0, "{name}");
 
         // Sampled when added: a later write to the array does not move the start.
-        let y = world.add_host_target(1);
+        let y = world.add_host_target(1).unwrap();
         let h = Motion::to(10.0f32, 1.0)
             .delay(1.0)
             .target(y.at(0, 1, 0))
@@ -43,7 +43,7 @@ fn to_continues_a_running_motion_from_where_it_is() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let pos = world.add_host_target(3);
+        let pos = world.add_host_target(3).unwrap();
         let target = pos.at(0, 3, 0);
         let first = Motion::new(Vec3::ZERO, Vec3::new(8.0, 0.0, 0.0), 1.0)
             .target(target)
@@ -68,7 +68,7 @@ fn by_adds_the_delta_per_type() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let t = world.add_host_target(8);
+        let t = world.add_host_target(8).unwrap();
         world
             .host_target_mut(t)
             .unwrap()
@@ -109,7 +109,7 @@ fn quaternions_compose_and_time_by_angle() {
     for exec in common::executors() {
         let name = exec.name();
         let mut world = exec.world();
-        let q = world.add_host_target(4);
+        let q = world.add_host_target(4).unwrap();
         let quarter = Quat::from_rotation_z(FRAC_PI_2);
         world
             .host_target_mut(q)
@@ -138,7 +138,7 @@ fn quaternions_compose_and_time_by_angle() {
 #[test]
 fn angles_to_take_the_shorter_arc_from_the_current_value() {
     let mut world = wgpu_tween::MotionWorld::new();
-    let t = world.add_host_target(1);
+    let t = world.add_host_target(1).unwrap();
     world.host_target_mut(t).unwrap()[0] = 350f32.to_radians();
     let h = Motion::to(Angle::from_degrees(10.0), 1.0)
         .preserve()
@@ -207,7 +207,7 @@ fn bad_speeds_and_missing_current_values_are_typed_errors() {
         Motion::to(1.0f32, 1.0).run(&mut world),
         Err(BuildError::NoCurrentValue)
     );
-    let t = world.add_host_target(2);
+    let t = world.add_host_target(2).unwrap();
     assert_eq!(
         Motion::to(1.0f32, 1.0)
             .target(t.at(2, 1, 0))

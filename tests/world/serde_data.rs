@@ -163,6 +163,25 @@ fn bad_data_is_an_error() {
     );
     assert!(from_str::<SequenceData<f32>>(r#"{ "steps": [{ "Jump": 1.0 }] }"#).is_err());
 
+    // Numbers past f32::MAX (3.4028235e38) are refused as written, not read as infinite: an
+    // overflowing tangent would otherwise be a step, a time or value "inf".
+    for key in [
+        r#"{ "time": 0, "value": 0, "out_tangent": 1e39 }"#,
+        r#"{ "time": 0, "value": 0, "in_tangent": -1e39 }"#,
+        r#"{ "time": 1e39, "value": 0 }"#,
+        r#"{ "time": 0, "value": -4e38 }"#,
+        r#"{ "time": 0, "value": 0, "in_weight": 1e40, "weighted": "In" }"#,
+    ] {
+        let err = from_str::<Keyframe>(key).unwrap_err().to_string();
+        assert!(err.contains("does not fit in an f32"), "{key}: {err}");
+    }
+    // The largest f32 itself reads (and a curve then refuses it as huge), and null is a step.
+    let max: Keyframe =
+        from_str(r#"{ "time": 0, "value": 0, "out_tangent": 3.4028235e38 }"#).unwrap();
+    assert_eq!(max.out_tangent, f32::MAX);
+    let step: Keyframe = from_str(r#"{ "time": 0, "value": 0, "out_tangent": null }"#).unwrap();
+    assert_eq!(step.out_tangent, f32::INFINITY);
+
     // Well-formed data with invalid settings reads, and is refused when run.
     let mut world = MotionWorld::new();
     for (text, want) in [

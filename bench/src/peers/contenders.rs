@@ -588,7 +588,7 @@ fn wt_host(_: &Env, n: usize) -> Option<Result<Built, Failure>> {
     let id = Arc::new(OnceLock::new());
     let out = Out::Host(Arc::clone(&id));
     Some(wt_world(None, n, out, move |w, handles| {
-        let array = *id.get_or_init(|| w.add_host_target(n));
+        let array = *id.get_or_init(|| w.add_host_target(n).expect("host array"));
         for i in 0..n {
             let index = u32::try_from(i).unwrap_or(u32::MAX);
             handles.push(motion(i).target(array.at(index, 1, 0)).run(w)?);

@@ -105,8 +105,10 @@ impl WrapMode {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Keyframe {
     /// Time of the key (finite); for an ease, progress in `[0, 1]`.
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "serde_io::f32_in_range"))]
     pub time: f32,
     /// Value at the key (finite); for an ease, eased progress.
+    #[cfg_attr(feature = "serde", serde(deserialize_with = "serde_io::f32_in_range"))]
     pub value: f32,
     /// Slope arriving at the key (value per unit time).
     #[cfg_attr(
@@ -122,11 +124,23 @@ pub struct Keyframe {
     pub out_tangent: f32,
     /// Weight of the incoming side, a fraction of the previous segment's duration in
     /// `[0, 1]`; used when `weighted` includes [`WeightedMode::In`].
-    #[cfg_attr(feature = "serde", serde(default = "serde_io::third"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default = "serde_io::third",
+            deserialize_with = "serde_io::f32_in_range"
+        )
+    )]
     pub in_weight: f32,
     /// Weight of the outgoing side, in `[0, 1]`; used when `weighted` includes
     /// [`WeightedMode::Out`].
-    #[cfg_attr(feature = "serde", serde(default = "serde_io::third"))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(
+            default = "serde_io::third",
+            deserialize_with = "serde_io::f32_in_range"
+        )
+    )]
     pub out_weight: f32,
     /// Which weights are used.
     #[cfg_attr(feature = "serde", serde(default))]

@@ -314,7 +314,7 @@ impl<T: Animatable> Motion<T> {
     /// use wgpu_tween::error::TargetError;
     ///
     /// let mut world = MotionWorld::new();
-    /// let scales = world.add_host_target(10);
+    /// let scales = world.add_host_target(10)?;
     /// let h = Motion::new(1.0f32, 3.0, 1.0).target(scales.at(4, 1, 0)).run(&mut world)?;
     /// world.complete(h)?; // a finishing motion leaves its final value
     /// assert_eq!(world.host_target(scales).unwrap()[4], 3.0);

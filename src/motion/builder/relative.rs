@@ -38,7 +38,7 @@ impl<T: Animatable> Motion<T> {
     /// use wgpu_tween::{Motion, MotionWorld};
     ///
     /// let mut world = MotionWorld::new();
-    /// let x = world.add_host_target(1);
+    /// let x = world.add_host_target(1)?;
     /// Motion::new(0.0f32, 10.0, 1.0).target(x.at(0, 1, 0)).run(&mut world)?;
     /// world.update(0.5)?; // x = 5
     /// // Back to 0 from where it is now, at 10 units per second: 0.5 s.
@@ -64,7 +64,7 @@ impl<T: Animatable> Motion<T> {
     /// use glam::Vec2;
     ///
     /// let mut world = MotionWorld::new();
-    /// let pos = world.add_host_target(2);
+    /// let pos = world.add_host_target(2)?;
     /// world.host_target_mut(pos).unwrap().copy_from_slice(&[1.0, 2.0]);
     /// Motion::by(Vec2::new(10.0, 0.0), 1.0).target(pos.at(0, 2, 0)).run(&mut world)?;
     /// world.update(1.0)?;

@@ -30,7 +30,7 @@ impl<T: Animatable> Motion<T> {
     /// assert_eq!(rx.try_iter().collect::<Vec<_>>(), [0.0, 5.0]); // immediate bind, then 0.5 s
     ///
     /// // One thread: a host target, read after the update.
-    /// let opacity = world.add_host_target(1);
+    /// let opacity = world.add_host_target(1)?;
     /// Motion::new(0.0f32, 1.0, 1.0).target(opacity.at(0, 1, 0)).run(&mut world)?;
     /// world.update(0.25)?;
     /// assert_eq!(world.host_target(opacity).unwrap()[0], 0.25);
