@@ -3,7 +3,7 @@
 //! punch and a shake. In each plot the CPU
 //! executor's samples are a blue line and the GPU executor's are red dots (no dots, with a
 //! note, when there is no GPU adapter), so parity is visible at a glance. Each plot carries
-//! its index (top left), listed with the max |CPU − GPU| on stdout.
+//! its ease's name (top left); stdout lists them with the max |CPU − GPU|.
 //!
 //! ```sh
 //! cargo run --release --example easing_gallery -- --out gallery.png
@@ -15,6 +15,10 @@
 use std::sync::{Arc, Mutex};
 
 use image::{Rgba, RgbaImage};
+// The benchmark plot's 5×7 pixel font (no font files, no font dependency).
+#[allow(dead_code)]
+#[path = "../bench/src/font.rs"]
+pub mod font;
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{
     AnimationCurve, Ease, EaseMode, Executor, Keyframe, Motion, MotionWorld, ParametricEase,
@@ -49,7 +53,44 @@ impl Kind {
         }
     }
 
-    /// A short label.
+    /// The plot's label, short enough for its cell (the pixel font is upper case).
+    pub fn label(self) -> String {
+        let mode = |m: EaseMode| match m {
+            EaseMode::In => "IN",
+            EaseMode::Out => "OUT",
+            EaseMode::InOut => "IN OUT",
+        };
+        match self {
+            // `InOutSine` as `IN OUT SINE`.
+            Kind::Ease(e) => {
+                let mut words = String::new();
+                for c in e.to_string().chars() {
+                    if c.is_ascii_uppercase() && !words.is_empty() {
+                        words.push(' ');
+                    }
+                    words.push(c.to_ascii_uppercase());
+                }
+                words
+            }
+            Kind::Parametric(ParametricEase::Back { mode: m, overshoot }) => {
+                format!("BACK {} ({overshoot})", mode(m))
+            }
+            Kind::Parametric(ParametricEase::Elastic {
+                mode: m,
+                amplitude,
+                period,
+            }) => format!("ELASTIC {} ({amplitude}, {period})", mode(m)),
+            Kind::Parametric(ParametricEase::Steps(n)) => format!("STEPS ({n})"),
+            Kind::Parametric(ParametricEase::CubicBezier(a, b, c, d)) => {
+                format!("BEZIER ({a},{b},{c},{d})")
+            }
+            Kind::Curve(n) => format!("ANIMATION CURVE {n}"),
+            Kind::Punch(s, f, d) => format!("PUNCH ({s}, {f}, {d})"),
+            Kind::Shake(s, f, d) => format!("SHAKE ({s}, {f}, {d})"),
+        }
+    }
+
+    /// A short description.
     pub fn name(self) -> String {
         match self {
             Kind::Ease(e) => e.to_string(),
@@ -173,7 +214,8 @@ pub fn max_diff(a: &[f32], b: &[f32]) -> f32 {
         })
 }
 
-const CELL_W: u32 = 180;
+/// A plot's width in pixels.
+pub const CELL_W: u32 = 180;
 const CELL_H: u32 = 130;
 const COLUMNS: u32 = 7;
 const MARGIN: i32 = 10;
@@ -183,20 +225,6 @@ const GUIDE: Rgba<u8> = Rgba([225, 225, 225, 255]);
 const LINE: Rgba<u8> = Rgba([30, 90, 200, 255]);
 const DOT: Rgba<u8> = Rgba([220, 40, 40, 255]);
 const TEXT: Rgba<u8> = Rgba([60, 60, 60, 255]);
-
-/// 3×5 digit glyphs, one bit per pixel, rows top to bottom.
-const DIGITS: [[u8; 5]; 10] = [
-    [7, 5, 5, 5, 7],
-    [2, 6, 2, 2, 7],
-    [7, 1, 7, 4, 7],
-    [7, 1, 7, 1, 7],
-    [5, 5, 7, 1, 1],
-    [7, 4, 7, 1, 7],
-    [7, 4, 7, 5, 7],
-    [7, 1, 1, 1, 1],
-    [7, 5, 7, 5, 7],
-    [7, 5, 7, 1, 7],
-];
 
 fn put(img: &mut RgbaImage, x: i32, y: i32, c: Rgba<u8>) {
     if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
@@ -226,33 +254,14 @@ fn line(img: &mut RgbaImage, (mut x0, mut y0): (i32, i32), (x1, y1): (i32, i32),
     }
 }
 
-/// A number in 3×5 digits, scaled ×2, with its top left at (x, y).
-fn number(img: &mut RgbaImage, n: usize, x: i32, y: i32) {
-    let digits: Vec<usize> = n
-        .to_string()
-        .bytes()
-        .map(|b| usize::from(b - b'0'))
-        .collect();
-    for (i, &d) in digits.iter().enumerate() {
-        for (row, bits) in DIGITS[d].iter().enumerate() {
-            for col in 0..3 {
-                if bits & (4 >> col) != 0 {
-                    for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                        put(
-                            img,
-                            x + i as i32 * 8 + col * 2 + ox,
-                            y + row as i32 * 2 + oy,
-                            TEXT,
-                        );
-                    }
-                }
-            }
-        }
-    }
+/// `text` in the pixel font, one pixel per font pixel, with its top left at (x, y).
+fn label(img: &mut RgbaImage, text: &str, x: i32, y: i32) {
+    font::for_each_pixel(text, |px, py| put(img, x + px, y + py, TEXT));
 }
 
-/// Draws the gallery: one cell per curve, the CPU samples as a line, the GPU ones as dots.
-pub fn draw(cpu: &[Vec<f32>], gpu: Option<&[Vec<f32>]>) -> RgbaImage {
+/// Draws the gallery: one cell per curve, labelled with its kind, the CPU samples as a line,
+/// the GPU ones as dots.
+pub fn draw(kinds: &[Kind], cpu: &[Vec<f32>], gpu: Option<&[Vec<f32>]>) -> RgbaImage {
     let rows = (cpu.len() as u32).div_ceil(COLUMNS);
     let mut img = RgbaImage::from_pixel(COLUMNS * CELL_W, rows * CELL_H, WHITE);
     for (k, curve) in cpu.iter().enumerate() {
@@ -266,7 +275,9 @@ pub fn draw(cpu: &[Vec<f32>], gpu: Option<&[Vec<f32>]>) -> RgbaImage {
         line(&mut img, (cx, cy + h), (cx + w, cy + h), FRAME);
         line(&mut img, (cx, cy), (cx, cy + h), FRAME);
         line(&mut img, (cx + w, cy), (cx + w, cy + h), FRAME);
-        number(&mut img, k, cx + 4, cy + 4);
+        if let Some(kind) = kinds.get(k) {
+            label(&mut img, &kind.label(), cx + 4, cy + 4);
+        }
         // The y range: [0, 1] widened to the curve (and the GPU samples), with a margin.
         let all = curve
             .iter()
@@ -341,7 +352,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
         println!("{k:>3}  {:<70} {diff:>12}", kind.name());
     }
-    draw(&cpu, gpu.as_deref()).save(&out)?;
+    draw(&kinds, &cpu, gpu.as_deref()).save(&out)?;
     println!("wrote {out}");
     Ok(())
 }

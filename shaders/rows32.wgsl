@@ -1,5 +1,5 @@
-// How the evaluate pass reads rows and lane pairs: 32-bit words, for devices without 64-bit
-// integers. Keep in sync with rows64.wgsl (the same functions over the same bytes).
+// How the evaluate pass reads rows and lane pairs: as 32-bit words (`load_row`, `load_lanes`),
+// on every device.
 
 // The element types of the `rows` and `lanes` bindings (evaluate.wgsl).
 alias RowWords = MotionRow;

@@ -1,10 +1,9 @@
 // Shared types of the motion passes.
 //
-// Keep in sync with `MotionRow` in src/row.rs (a test reads this layout back from naga and
+// Keep in sync with `MotionRow` in src/core/row.rs (a test reads this layout back from naga and
 // compares every offset with the Rust struct).
 
-// Fields every row reads first (16 bytes), then those only some rows need (rows64.wgsl reads
-// each half as two u64 words).
+// Fields every row reads first (16 bytes), then those only some rows need.
 struct MotionRow {
     // The clock base as an f32 pair (hi + lo): T = (W - base) * speed, or T = base at speed 0.
     base_hi: f32,
@@ -79,7 +78,7 @@ fn lane_texel(i: u32, h: u32, stride: u32) -> vec2<u32> {
 }
 
 // The lane pairs of one row, lane k's (from, to) in (start[k], end[k]), as the evaluate pass
-// reads them (`load_lanes` in rows32.wgsl, rows64.wgsl and rows_tex.wgsl).
+// reads them (`load_lanes` in rows32.wgsl).
 struct LanePairs {
     start: vec4<f32>,
     end: vec4<f32>,

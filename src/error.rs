@@ -28,6 +28,7 @@
 //! | GPU target buffer without `STORAGE` usage | `add_gpu_target`: [`TargetError::NotStorage`] |
 //! | GPU target on a world without a GPU context | `add_gpu_target`: [`TargetError::NoGpu`] |
 //! | GPU target buffer the device refuses to bind (another device's, destroyed) | `add_gpu_target`: [`TargetError::Rejected`] |
+//! | GPU target buffer over the device's size limit, or out of memory | `GpuContext::create_target_buffer`: [`GpuError::TooLarge`] / [`GpuError::OutOfMemory`]; `create_gpu_target`: [`TargetError::Create`] |
 //! | sequence child that is stale, already updated, infinite, in a sequence, at speed ≠ 1, or nested over 8 deep | [`BuildError::InvalidSequenceChild`] ([`SequenceChildError`]) |
 //! | negative or non-finite sequence position or interval | [`BuildError::InvalidSequenceTime`] |
 //! | `Motion::to` / `by` without a host target to read the current value from | [`BuildError::NoCurrentValue`] |
@@ -324,9 +325,13 @@ pub enum TargetError {
     #[error("the world has no GPU context attached")]
     NoGpu,
     /// The device refused to bind the buffer (a buffer of another device, or a destroyed
-    /// one).
+    /// one), or wgpu panicked on it (a buffer of another `wgpu::Instance`).
     #[error("its buffer cannot be bound: {0}")]
     Rejected(String),
+    /// [`MotionWorld::create_gpu_target`](crate::MotionWorld::create_gpu_target) could not
+    /// create the buffer (over the device's size limit, out of memory, device lost).
+    #[error("cannot create the target buffer: {0}")]
+    Create(GpuError),
     /// The [`TargetId`](crate::TargetId) names no target of this world: another world's,
     /// removed ([`MotionWorld::remove_target`](crate::MotionWorld::remove_target)), or a GPU
     /// buffer dropped since ([`GpuError::TargetsLost`], a new GPU context, device loss).
@@ -406,6 +411,7 @@ pub enum GpuError {
     },
 }
 
+#[cfg(feature = "gpu")]
 impl From<wgpu::Error> for GpuError {
     fn from(error: wgpu::Error) -> Self {
         match error {

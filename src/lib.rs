@@ -77,10 +77,12 @@
 //!   the `serde` feature. [`Motion::bind_with`]: a bind with a state argument.
 //! - [`MotionWorld::completion`]: a future per motion; [`MotionWorld::debug_snapshot`]: a
 //!   table of the live motions.
-//! - Features: `derive` (`#[derive(Animatable)]`), `log` (records with target `wgpu_tween`:
+//! - Features: `gpu` (on by default: the GPU executor, GPU targets, [`gpu`] and the
+//!   re-exported `wgpu`; `default-features = false` builds the CPU executor alone, without
+//!   wgpu), `derive` (`#[derive(Animatable)]`), `log` (records with target `wgpu_tween`:
 //!   the executor chosen and why, GPU faults and fallbacks, callback panics), `serde`
 //!   (`Serialize`/`Deserialize` for settings, eases, curves, sequence data and glam values),
-//!   `window` (the swarm example's window).
+//!   `window` (the swarm example's window; implies `gpu`).
 
 #![warn(missing_docs)]
 
@@ -119,17 +121,22 @@ pub use wgpu_tween_derive::Animatable;
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
     Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
-    TimeDeltas, WorldGpu, WorldGpuMut, MAX_GROUPS, MAX_TIME,
+    TimeDeltas, MAX_GROUPS, MAX_TIME,
 };
+#[cfg(feature = "gpu")]
+pub use world::{WorldGpu, WorldGpuMut};
 
 /// The glam this crate animates (`Vec2`, `Vec3`, `Vec4`, `Quat`): use it to match versions.
 pub use glam;
 /// The wgpu this crate runs on: use it to match versions when sharing a renderer's device.
+#[cfg(feature = "gpu")]
 pub use wgpu;
 
 /// The GPU side: a [`GpuContext`](gpu::GpuContext) (an own device or a renderer's), readback
 /// modes and per-update counters. Attach a context with [`MotionWorld::with_gpu`]; register a
-/// renderer's buffer as a target with [`MotionWorld::add_gpu_target`].
+/// renderer's buffer as a target with [`MotionWorld::add_gpu_target`] (feature `gpu`, on by
+/// default).
+#[cfg(feature = "gpu")]
 pub mod gpu {
     pub use crate::exec::gpu::{GpuContext, GpuError, GpuUpdateStats, ReadbackMode};
 }

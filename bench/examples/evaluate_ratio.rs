@@ -18,7 +18,7 @@ use wgpu_tween_bench::baseline::GpuLerpFloor;
 
 // `fill_typed`: the worlds of the benchmarks' `evaluate/*` and `mixed/*`.
 #[allow(dead_code)]
-#[path = "../benches/common/mod.rs"]
+#[path = "../criterion/benches/common/mod.rs"]
 mod shapes;
 
 const DT: f64 = 1.0 / 60.0;

@@ -22,7 +22,7 @@ use glam::{Quat, Vec3};
 use wgpu_tween::{Animatable, Color, Ease, LoopType, Motion, MotionWorld};
 use wgpu_tween_bench::workload;
 
-#[path = "../benches/common/mod.rs"]
+#[path = "../criterion/benches/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
 

@@ -2,7 +2,8 @@
 //! the JSON report, the plot with its pixel font), the same-run floors it is measured
 //! against ([`baseline`]), the conformance-vector runner shared by the library's
 //! `tests/conformance.rs` and the real-GPU check (`gpu-check`), that check's parts, and the
-//! peer benchmark ([`peers`]: the same workload in peer crates, same run), and the process
+//! peer benchmark (`peers`, feature `peers`: the same workload in peer crates, same run),
+//! and the process
 //! counters they read ([`counters`]).
 
 #![warn(missing_docs)]
@@ -13,6 +14,7 @@ pub mod counters;
 pub mod dispatch;
 pub mod font;
 pub mod parity;
+#[cfg(feature = "peers")]
 pub mod peers;
 pub mod plot;
 pub mod report;

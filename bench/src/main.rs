@@ -9,9 +9,10 @@
 //! GPU) with the ratio. A progress bar runs on stderr; `--json` writes the results and
 //! `--plot` a PNG of ns per motion against N.
 //!
-//! `cargo run --release -- peers [OPTIONS]` runs the peer benchmark instead
-//! ([`wgpu_tween_bench::peers`]): issue 17's looping f32 workload in a hand-written loop, peer
-//! crates and wgpu-tween, side by side, as markdown tables.
+//! `cargo run --release -p wgpu-tween-bench --features peers -- peers [OPTIONS]` runs the peer
+//! benchmark instead (`wgpu_tween_bench::peers`, built with the feature `peers` only): issue
+//! 17's looping f32 workload in a hand-written loop, peer crates and wgpu-tween, side by
+//! side, as markdown tables.
 
 use std::error::Error;
 use std::path::PathBuf;
@@ -22,6 +23,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween_bench::baseline::BaselineLoop;
+#[cfg(feature = "peers")]
 use wgpu_tween_bench::peers::{self, PeerReport};
 
 use wgpu_tween_bench::plot::{self, Series};
@@ -74,7 +76,8 @@ struct Options {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// The peer benchmark: looping f32 OutQuad motions in a hand-written loop, peer crates
-    /// (tween, keyframe, glissade, animato-gpu) and wgpu-tween, as markdown tables.
+    /// (tween, keyframe, glissade, animato-gpu) and wgpu-tween, as markdown tables (needs the
+    /// feature `peers`: `cargo run --release -p wgpu-tween-bench --features peers -- peers`).
     Peers(PeersOptions),
 }
 
@@ -305,6 +308,30 @@ fn plot_series(rows: &[Row]) -> Vec<Series> {
     out
 }
 
+/// One line: each executor at its largest N (ns per motion, and the ratio to its floor),
+/// and how long the run took.
+fn summary(rows: &[Row], took: Duration) -> String {
+    let mut parts = Vec::new();
+    for executor in ["gpu", "cpu"] {
+        if let Some(r) = rows
+            .iter()
+            .filter(|r| r.executor == executor)
+            .max_by_key(|r| r.n)
+        {
+            parts.push(format!(
+                "{executor} executor {:.2} ns/motion at N = {} ({:.1}× its floor)",
+                r.ns_per_motion, r.n, r.ratio
+            ));
+        }
+    }
+    format!(
+        "summary: {}; {} measurements in {:.0} s",
+        parts.join(", "),
+        rows.len(),
+        took.as_secs_f64()
+    )
+}
+
 fn run(options: Options) -> Result<(), Box<dyn Error>> {
     let started_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -356,10 +383,11 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
     );
     println!();
 
+    let started = std::time::Instant::now();
     let progress = ProgressBar::new((engines.len() * motions.len() * 3) as u64);
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-    {
+    if let Ok(style) = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {pos}/{len} (about {eta} left) {msg}",
+    ) {
         progress.set_style(style.progress_chars("=> "));
     }
     let cpu_model = cpu_name();
@@ -384,6 +412,8 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
         }
     }
     progress.finish_and_clear();
+    println!();
+    println!("{}", summary(&rows, started.elapsed()));
     println!();
     println!(
         "ns/motion: wall time of one update ÷ N (GPU: including the wait for the GPU); CPU \
@@ -424,6 +454,14 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+#[cfg(not(feature = "peers"))]
+fn run_peers(_: &PeersOptions) -> Result<(), Box<dyn Error>> {
+    Err("this binary was built without the peer crates: run \
+         `cargo run --release -p wgpu-tween-bench --features peers -- peers`"
+        .into())
+}
+
+#[cfg(feature = "peers")]
 fn run_peers(options: &PeersOptions) -> Result<(), Box<dyn Error>> {
     let started_unix = SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -58,6 +58,15 @@ fn tiny_run_writes_json_rows_and_a_png_plot() {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
+    // One summary line: each executor at the largest N.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let summary: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("summary: "))
+        .collect();
+    assert_eq!(summary.len(), 1, "{stdout}");
+    assert!(summary[0].contains("cpu executor"), "{}", summary[0]);
+    assert!(summary[0].contains("at N = 2000"), "{}", summary[0]);
 
     let text = std::fs::read_to_string(&json).expect("JSON written");
     let report: serde_json::Value = serde_json::from_str(&text).expect("JSON parses");
@@ -248,6 +257,7 @@ fn gpu_check_reports_a_wrong_vector_and_exits_1() {
     );
 }
 
+#[cfg(feature = "peers")]
 #[test]
 fn peers_at_a_tiny_n_prints_its_tables_and_its_json() {
     let json = scratch("peers.json");
@@ -313,6 +323,16 @@ fn peers_at_a_tiny_n_prints_its_tables_and_its_json() {
     for key in ["wt_gpu_targets", "animato_gpu"] {
         assert_eq!(cell(key)["update_ns"].is_number(), gpu, "{key}");
     }
+}
+
+#[cfg(not(feature = "peers"))]
+#[test]
+fn peers_without_the_feature_says_how_to_build_it() {
+    let output = run(&["peers", "--motions", "300"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--features peers"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]

@@ -13,9 +13,9 @@ use crate::core::settings::{DelayType, LoopType, TimeKind};
 /// [`MotionRow::clock`]) so that evaluating a motion is a pure function of the world clock.
 ///
 /// The first 16 bytes hold the fields every row's evaluation reads (base, duration, flags),
-/// the last 16 those that only some rows need (speed, delay, loop count, parameters): the
-/// GPU pass reads each half as two 8-byte words where the device has 64-bit integers, and
-/// skips the second half where no row of the table needs it (see `shaders/rows64.wgsl`).
+/// the last 16 those that only some rows need (speed, delay, loop count, parameters). The
+/// GPU pass reads the same struct (`MotionRow` in `shaders/types.wgsl`, loaded by
+/// `shaders/rows32.wgsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 #[repr(C)]
 pub struct MotionRow {

@@ -158,6 +158,7 @@ impl HostTargets {
     }
 
     /// The rows and slots of every targeting motion (the GPU executor reads them back).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
     pub fn motions(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.arrays
             .iter()

@@ -124,6 +124,7 @@ pub(crate) const DIRTY: u32 = u32::MAX;
 impl GpuJournal {
     /// Drains the log: `moves` gets `(dst, src)` row copies within the GPU copy, `uploads` the
     /// rows to send from the CPU. Afterwards the GPU copy is in sync.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
     pub fn drain(&mut self, len: usize, moves: &mut Vec<[u32; 2]>, uploads: &mut Vec<u32>) {
         for &t in &self.touched {
             let Some(origin) = self.origin.get_mut(t as usize) else {
@@ -257,6 +258,7 @@ impl Rows {
 
     /// Starts (or stops) keeping a change log for a GPU copy. A new log marks every row
     /// dirty, so the first sync uploads everything.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
     pub fn keep_gpu_journal(&mut self, on: bool) {
         self.curves.keep_gpu_journal(on);
         self.gpu_journal = on.then(|| GpuJournal {

@@ -1,22 +1,10 @@
-//! The world's side of the executors: choosing one, running the GPU executor (with its
-//! fallback to the CPU on failure), filling targets.
+//! The world's side of the GPU executor (feature `gpu`): attaching a context, choosing the
+//! executor, running the GPU executor (with its fallback to the CPU on failure), filling GPU
+//! targets.
 
-use super::MotionWorld;
+use super::{Executor, MotionWorld};
 use crate::exec::gpu::executor::{FrameInput, GpuExecutor};
 use crate::exec::gpu::{GpuContext, GpuError, GpuUpdateStats, ReadbackMode};
-
-/// Which executor evaluates a world's motions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Executor {
-    /// The GPU when a context is attached and its adapter is a real GPU; the CPU on a
-    /// software adapter (lavapipe, where the CPU executor is faster) or without a context.
-    #[default]
-    Auto,
-    /// The CPU executor.
-    Cpu,
-    /// The GPU executor (requires an attached [`GpuContext`]).
-    Gpu,
-}
 
 /// What a world reports of its GPU side, from [`MotionWorld::gpu`]: the context, the
 /// readback mode and per-update counters. Without a context each reads as "none".
@@ -199,16 +187,6 @@ impl MotionWorld {
         Ok(())
     }
 
-    /// The executor evaluating the motions now ([`Executor::Cpu`] or [`Executor::Gpu`]).
-    #[must_use]
-    pub fn active_executor(&self) -> Executor {
-        if self.use_gpu {
-            Executor::Gpu
-        } else {
-            Executor::Cpu
-        }
-    }
-
     /// A GPU failure since the last call, after which the world moved to the CPU executor
     /// with every motion kept, or [`GpuError::TargetsLost`]: target buffers the device no
     /// longer accepts, whose motions lost their targets (the world kept its executor and
@@ -268,21 +246,7 @@ impl MotionWorld {
                 Err(error) => self.lose_gpu(error),
             }
         }
-        if self.sequences.is_empty() && !self.host_targets.is_empty() {
-            // Host arrays filled as the pass goes, from outputs still in cache (sequence
-            // children are evaluated after the pass, so not with sequences).
-            let (targets, len) = (&mut self.host_targets, self.table.rows.len());
-            let mut fill = |rows, outputs: [&[f32]; 4]| targets.fill_rows(rows, outputs, len);
-            self.executor
-                .evaluate(&mut self.table.rows, self.clocks.table(), Some(&mut fill));
-        } else {
-            self.executor
-                .evaluate(&mut self.table.rows, self.clocks.table(), None);
-            if !self.sequences.is_empty() {
-                self.evaluate_children();
-            }
-            self.host_targets.fill(&self.table.rows.outputs);
-        }
+        self.evaluate_rows_on_cpu();
         // With a device attached, targets are filled under the CPU executor too.
         let mut result = self.fill_targets_from_cpu();
         if result.is_err() && self.drop_unusable_targets() {
@@ -397,6 +361,11 @@ impl MotionWorld {
         self.use_gpu = false;
         self.table.rows.keep_gpu_journal(false);
         self.drop_gpu_targets();
+    }
+
+    /// Whether the GPU executor evaluated the last update.
+    pub(super) fn on_gpu(&self) -> bool {
+        self.use_gpu
     }
 
     /// Whether bound values arrive an update late (GPU executor, pipelined readback).

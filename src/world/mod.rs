@@ -27,8 +27,12 @@ pub(crate) mod completion;
 mod curves;
 mod debug;
 pub(crate) mod events;
+mod executor;
 mod finals;
+#[cfg(feature = "gpu")]
 mod gpu;
+#[cfg(feature = "gpu")]
+mod gpu_targets;
 mod groups;
 mod insert;
 mod meta;
@@ -45,9 +49,8 @@ use std::sync::Arc;
 use crate::core::handle::MotionHandle;
 use crate::error::UpdateError;
 use crate::exec::cpu::{CpuExecutor, Progress};
-use crate::exec::gpu::executor::GpuExecutor;
-use crate::exec::gpu::targets::Targets;
-use crate::exec::gpu::GpuError;
+#[cfg(feature = "gpu")]
+use crate::exec::gpu::{executor::GpuExecutor, targets::Targets, GpuError};
 use crate::table::host_targets::HostTargets;
 use crate::table::motions::MotionTable;
 use callbacks::{CallbackError, Callbacks};
@@ -59,7 +62,9 @@ pub use clock::{TimeDeltas, MAX_TIME};
 pub use commands::MotionCommands;
 pub use completion::{Canceled, Completion};
 pub use debug::{DebugEntry, DebugSnapshot};
-pub use gpu::{Executor, WorldGpu, WorldGpuMut};
+pub use executor::Executor;
+#[cfg(feature = "gpu")]
+pub use gpu::{WorldGpu, WorldGpuMut};
 pub use groups::MAX_GROUPS;
 
 /// World ids start at 1; 0 is `MotionHandle::NONE`'s.
@@ -100,10 +105,14 @@ pub struct MotionWorld {
     batch: Vec<Command>,
     settling: bool,
     executor: CpuExecutor,
+    #[cfg(feature = "gpu")]
     gpu: Option<Box<GpuExecutor>>,
+    #[cfg(feature = "gpu")]
     use_gpu: bool,
+    #[cfg(feature = "gpu")]
     gpu_error: Option<GpuError>,
     /// GPU buffers registered as targets.
+    #[cfg(feature = "gpu")]
     targets: Targets,
     /// Host arrays registered as targets.
     host_targets: HostTargets,
@@ -160,9 +169,13 @@ impl MotionWorld {
             batch: Vec::new(),
             settling: false,
             executor: CpuExecutor::new(),
+            #[cfg(feature = "gpu")]
             gpu: None,
+            #[cfg(feature = "gpu")]
             use_gpu: false,
+            #[cfg(feature = "gpu")]
             gpu_error: None,
+            #[cfg(feature = "gpu")]
             targets: Targets::default(),
             host_targets: HostTargets::default(),
             visiting: false,
@@ -288,7 +301,7 @@ impl MotionWorld {
         self.regroup_rows();
         self.evaluate_rows();
         // `evaluate_rows` ends on the CPU executor when it did not run on the GPU.
-        self.outputs_current = !self.use_gpu;
+        self.outputs_current = !self.on_gpu();
 
         self.due.clear();
         let meta = &self.table.meta;
@@ -346,6 +359,7 @@ impl MotionWorld {
             self.table.meta[slot as usize].target = None;
         }
         // The targets stay registered; only their motions go.
+        #[cfg(feature = "gpu")]
         self.targets.clear_entries();
         self.host_targets.clear_entries();
         self.table.clear();

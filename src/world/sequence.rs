@@ -287,6 +287,7 @@ impl MotionWorld {
     /// The deepest nesting of the live sequences: 1 for a sequence of plain motions, 0
     /// without sequences (for a paged GPU table, see `FrameInput::sequence_depth`).
     /// O(sequences).
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
     pub(super) fn sequence_depth(&self) -> u32 {
         self.sequences
             .values()

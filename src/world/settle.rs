@@ -123,6 +123,7 @@ impl MotionWorld {
             // otherwise.
             self.executor.release_idle();
             self.table.rows.touched.drained(0);
+            #[cfg(feature = "gpu")]
             if let Some(gpu) = self.gpu.as_deref_mut() {
                 gpu.release_idle();
             }

@@ -3,9 +3,7 @@
 
 use super::{MotionWorld, Progress};
 use crate::error::TargetError;
-use crate::table::targets::{
-    Target, TargetEntry, TargetFormat, TargetId, TargetLists, TargetRef, GPU_BIT,
-};
+use crate::table::targets::{Target, TargetEntry, TargetId, TargetLists, TargetRef};
 
 impl MotionWorld {
     /// Registers a host array of `len` f32s (zeros) that motions write their values into
@@ -46,95 +44,6 @@ impl MotionWorld {
         })
     }
 
-    /// Registers a GPU storage buffer that motions write their values into, on the GPU
-    /// (with either executor; no readback), and returns its id. The buffer is checked once
-    /// here and the world keeps one clone of it.
-    ///
-    /// The buffer must have [`wgpu::BufferUsages::STORAGE`] and come from the device of the
-    /// world's [`GpuContext`](crate::gpu::GpuContext) (share a renderer's device with
-    /// [`GpuContext::from_device`](crate::gpu::GpuContext::from_device)): a world without a
-    /// context ([`TargetError::NoGpu`]), a buffer without the usage
-    /// ([`TargetError::NotStorage`]) or one the device refuses to bind (another device's,
-    /// destroyed: [`TargetError::Rejected`]) is an error. A buffer of another
-    /// `wgpu::Instance` cannot be told apart (wgpu 30 names buffers by ids unique only
-    /// within an instance), so never pass one. Keep it alive (not destroyed) while motions
-    /// write into it: a buffer the device no longer accepts costs only the motions that
-    /// target it their targets, and its registration
-    /// ([`GpuError::TargetsLost`](crate::gpu::GpuError::TargetsLost)).
-    ///
-    /// Values are written in every update, before the update returns (so a render pass
-    /// submitted after `update` sees them). Nothing is written between updates: a motion
-    /// created, re-timed (`set_time`) or completed (`complete`, or `set_time` past its end)
-    /// gets its value, or its end value, from the next update. A motion's last value stays
-    /// in the buffer after it ends. Attaching another context
-    /// ([`attach_gpu`](Self::attach_gpu)) or losing the device drops every GPU target.
-    ///
-    /// ```no_run
-    /// use wgpu_tween::gpu::GpuContext;
-    /// use wgpu_tween::{Motion, MotionWorld};
-    ///
-    /// let ctx = GpuContext::new()?;
-    /// // Instances of 8 f32s: position at 0..3, scale at 3, color at 4..8.
-    /// let instances = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-    ///     label: Some("instances"),
-    ///     size: 1000 * 8 * 4,
-    ///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::VERTEX,
-    ///     mapped_at_creation: false,
-    /// });
-    /// let mut world = MotionWorld::with_gpu(ctx)?;
-    /// let target = world.add_gpu_target(&instances)?;
-    /// for i in 0..1000 {
-    ///     Motion::new(0.0f32, 1.0, 0.5).bind_to_buffer(&mut world, target.at(i, 8, 3))?;
-    /// }
-    /// world.update(1.0 / 60.0)?; // every instance's scale is written
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn add_gpu_target(&mut self, buffer: &wgpu::Buffer) -> Result<TargetId, TargetError> {
-        self.add_gpu_target_with(buffer, TargetFormat::F32)
-    }
-
-    /// [`add_gpu_target`](Self::add_gpu_target) for a buffer that stores lanes in `format`:
-    /// bytes ([`TargetFormat::Unorm8`], colors as wgpu's `Unorm8x4`) or halves
-    /// ([`TargetFormat::Float16`]). The indices, strides and offsets of its
-    /// [`Target`]s ([`TargetId::at`]) count those units; each lane writes only its own
-    /// unit (the other bytes of a word keep what is there). Host arrays are f32s only.
-    ///
-    /// ```no_run
-    /// use wgpu_tween::gpu::GpuContext;
-    /// use wgpu_tween::{Color, Motion, MotionWorld, TargetFormat};
-    ///
-    /// let ctx = GpuContext::new()?;
-    /// // Instances of 16 bytes: a color as Unorm8x4 at byte 12.
-    /// let instances = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-    ///     label: Some("instances"),
-    ///     size: 1000 * 16,
-    ///     usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::VERTEX,
-    ///     mapped_at_creation: false,
-    /// });
-    /// let mut world = MotionWorld::with_gpu(ctx)?;
-    /// let colors = world.add_gpu_target_with(&instances, TargetFormat::Unorm8)?;
-    /// let (from, to) = (Color::new(1.0, 0.0, 0.0, 1.0), Color::new(0.0, 0.0, 1.0, 1.0));
-    /// Motion::new(from, to, 1.0).bind_to_buffer(&mut world, colors.at(7, 16, 12))?;
-    /// world.update(0.5)?; // instance 7's color: bytes [128, 0, 128, 255]
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn add_gpu_target_with(
-        &mut self,
-        buffer: &wgpu::Buffer,
-        format: TargetFormat,
-    ) -> Result<TargetId, TargetError> {
-        let gpu = self.gpu.as_deref().ok_or(TargetError::NoGpu)?;
-        if !buffer.usage().contains(wgpu::BufferUsages::STORAGE) {
-            return Err(TargetError::NotStorage);
-        }
-        gpu.probe_target(buffer)?;
-        let size = gpu.target_binding_size(buffer);
-        Ok(TargetId {
-            world: self.id,
-            index: self.targets.register(buffer, size, format) | GPU_BIT,
-        })
-    }
-
     /// A registered host array: what the last update (and any final values since) wrote.
     /// `None` for an id that names no host array of this world.
     #[must_use]
@@ -164,10 +73,10 @@ impl MotionWorld {
         if id.world != self.id {
             return Err(TargetError::Unknown);
         }
-        let owners = if id.is_gpu() {
-            self.targets.remove_group(id.slot())
-        } else {
-            self.host_targets.unregister(id.slot())
+        let owners = match id.is_gpu() {
+            #[cfg(feature = "gpu")]
+            true => self.targets.remove_group(id.slot()),
+            _ => self.host_targets.unregister(id.slot()),
         };
         for slot in owners.ok_or(TargetError::Unknown)? {
             self.table.meta[slot as usize].target = None;
@@ -183,10 +92,10 @@ impl MotionWorld {
         if id.world != self.id {
             return Err(TargetError::Unknown);
         }
-        let len = if id.is_gpu() {
-            self.targets.units(id.slot())
-        } else {
-            self.host_targets.get(id.slot()).map(|a| a.len() as u64)
+        let len = match id.is_gpu() {
+            #[cfg(feature = "gpu")]
+            true => self.targets.units(id.slot()),
+            _ => self.host_targets.get(id.slot()).map(|a| a.len() as u64),
         };
         target.check(lanes, len.ok_or(TargetError::Unknown)?)
     }
@@ -218,10 +127,10 @@ impl MotionWorld {
             return;
         };
         let (list, entry) = (target.id.slot(), TargetEntry::new(row, first, lanes));
-        let added = if target.id.is_gpu() {
-            self.targets.add(list, slot, entry)
-        } else {
-            self.host_targets.add(list, slot, entry)
+        let added = match target.id.is_gpu() {
+            #[cfg(feature = "gpu")]
+            true => self.targets.add(list, slot, entry),
+            _ => self.host_targets.add(list, slot, entry),
         };
         self.table.meta[slot as usize].target = added.map(|entry| TargetRef {
             target: target.id.index,
@@ -234,10 +143,10 @@ impl MotionWorld {
         let Some(r) = self.table.meta[slot as usize].target.take() else {
             return;
         };
-        let moved = if r.is_gpu() {
-            self.targets.remove(r)
-        } else {
-            self.host_targets.remove(r)
+        let moved = match r.is_gpu() {
+            #[cfg(feature = "gpu")]
+            true => self.targets.remove(r),
+            _ => self.host_targets.remove(r),
         };
         if let Some(owner) = moved {
             self.table.meta[owner as usize].target = Some(r);
@@ -246,10 +155,10 @@ impl MotionWorld {
 
     /// Points a moved motion's target entry at its new row.
     pub(super) fn relink_target(&mut self, r: TargetRef, row: u32) {
-        if r.is_gpu() {
-            self.targets.set_row(r, row);
-        } else {
-            self.host_targets.set_row(r, row);
+        match r.is_gpu() {
+            #[cfg(feature = "gpu")]
+            true => self.targets.set_row(r, row),
+            _ => self.host_targets.set_row(r, row),
         }
     }
 
@@ -263,14 +172,15 @@ impl MotionWorld {
         let row = self.table.slots[slot as usize].row;
         let w = self.clocks.now[self.table.rows.rows[row as usize].clock_index()];
         let value = self.table.rows.value_at(row, now, w);
-        if r.is_gpu() {
-            self.targets.queue_final(r, &value);
-        } else {
-            self.host_targets.write(r, &value);
+        match r.is_gpu() {
+            #[cfg(feature = "gpu")]
+            true => self.targets.queue_final(r, &value),
+            _ => self.host_targets.write(r, &value),
         }
     }
 
     /// Forgets every GPU target (their device is gone or replaced); host targets stay.
+    #[cfg(feature = "gpu")]
     pub(super) fn drop_gpu_targets(&mut self) {
         self.targets.clear();
         for (_, slot) in self.table.rows.owned() {

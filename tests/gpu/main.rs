@@ -7,6 +7,7 @@ mod common;
 
 mod bad_targets;
 mod buffers;
+mod created_targets;
 mod dispatch;
 mod drift;
 mod faults;

@@ -14,7 +14,7 @@ use wgpu_tween::{Executor, LoopType, Motion, MotionWorld};
 use crate::common;
 // `run_of_type`: a cycle through every value type and shape.
 #[allow(dead_code)]
-#[path = "../../bench/benches/common/mod.rs"]
+#[path = "../../bench/criterion/benches/common/mod.rs"]
 mod shapes;
 
 const DT: f64 = 1.0 / 60.0;

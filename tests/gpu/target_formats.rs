@@ -53,7 +53,7 @@ fn unorm8_packs_bytes_like_unorm8x4() {
             .bind_to_buffer(&mut world, id.at(8, 1, 0))
             .expect("target");
         Motion::new(Vec2::new(0.2, 0.4), Vec2::new(0.2, 0.4), 1.0)
-            .bind_to_buffer(&mut world, id.at(9, 1, 0))
+            .bind_to_buffer(&mut world, id.at(0, 2, 9))
             .expect("target");
         // Word 3: a Vec3 color below -0 (clamped to 0) and up: alpha byte left alone.
         Motion::new(Vec3::new(1.0, 0.5, -1.0), Vec3::new(1.0, 0.5, 1.5), 1.0)
@@ -75,7 +75,7 @@ fn unorm8_packs_bytes_like_unorm8x4() {
         // Units are bytes: 16 of them.
         assert_eq!(
             Motion::new(Color::BLACK, Color::WHITE, 1.0)
-                .bind_to_buffer(&mut world, id.at(13, 1, 0)),
+                .bind_to_buffer(&mut world, id.at(0, 4, 13)),
             Err(BuildError::Target(TargetError::OutOfBounds {
                 end: 17,
                 len: 16
@@ -103,7 +103,7 @@ fn float16_packs_halves_and_leaves_the_others() {
             .expect("target");
         // Halves 5..8: 0.25, 1e5 (clamped to 65504) and 1/3; half 4 left alone.
         let third = Motion::new(Vec3::ZERO, Vec3::new(0.5, 2e5, 2.0 / 3.0), 1.0)
-            .bind_to_buffer(&mut world, id.at(5, 1, 0))
+            .bind_to_buffer(&mut world, id.at(0, 3, 5))
             .expect("target");
         // Halves 10..14: ties round to even: 1 + 2^-11 (between 0x3C00 and 0x3C01),
         // 1 + 3·2^-11 (0x3C01, 0x3C02), and subnormals 2^-25 (0, 1), 3·2^-25 (1, 2).
@@ -114,7 +114,7 @@ fn float16_packs_halves_and_leaves_the_others() {
             3.0 * 2f32.powi(-25),
         );
         Motion::new(ties, ties, 1.0)
-            .bind_to_buffer(&mut world, id.at(10, 1, 0))
+            .bind_to_buffer(&mut world, id.at(0, 4, 10))
             .expect("target");
         world.update(0.5).expect("update");
         assert_eq!(world.take_gpu_error(), None);

@@ -352,7 +352,7 @@ fn bad_targets_are_build_errors() {
     let target = world.add_gpu_target(&buffer).expect("storage buffer");
     // Past the end: a vec3 at f32 98 needs 101 f32s.
     let err = Motion::new(Vec3::ZERO, Vec3::ONE, 1.0)
-        .bind_to_buffer(&mut world, target.at(49, 2, 0))
+        .bind_to_buffer(&mut world, target.at(0, 3, 98))
         .unwrap_err();
     assert_eq!(
         err,

@@ -22,8 +22,19 @@ fn gallery_cpu_and_gpu_samples_agree() {
             kind.name()
         );
     }
+    // Every plot is labelled with its own name, which fits in its cell.
+    let labels: std::collections::BTreeSet<String> = kinds.iter().map(|k| k.label()).collect();
+    assert_eq!(labels.len(), kinds.len(), "labels are distinct: {labels:?}");
+    for label in &labels {
+        let width = gallery::font::text_width(label);
+        assert!(
+            width <= gallery::CELL_W as i32 - 8,
+            "{label:?} is {width} px wide"
+        );
+    }
+    assert!(labels.contains("IN OUT SINE") && labels.contains("LINEAR"));
     // The drawing code runs on the CPU samples alone (the no-adapter path).
-    let image = gallery::draw(&cpu, None);
+    let image = gallery::draw(&kinds, &cpu, None);
     assert!(image.width() > 0 && image.height() > 0);
 
     let Some(ctx) = common::gpu() else {
@@ -45,5 +56,5 @@ fn gallery_cpu_and_gpu_samples_agree() {
         println!("FAIL {line}");
     }
     assert!(failures.is_empty(), "{} curves differ", failures.len());
-    gallery::draw(&cpu, Some(&gpu));
+    gallery::draw(&kinds, &cpu, Some(&gpu));
 }

@@ -9,8 +9,10 @@ use super::{encode_params, key_range, AnimationCurve, GpuKey};
 /// Smallest capacity (keys) the pool keeps once it has grown, unless it empties.
 const MIN_KEYS: usize = 64;
 /// Dirty ranges closer than this (keys) are uploaded as one.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
 const DIRTY_GAP: usize = 64;
 /// At most this many ranges are uploaded separately per frame; more become one span.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
 const MAX_DIRTY_RANGES: usize = 64;
 
 /// The world's key table: the keys of every live curve motion, in ranges allocated best-fit
@@ -144,6 +146,7 @@ impl CurvePool {
 
     /// Starts (or stops) recording dirty ranges for a GPU copy. Starting marks the whole
     /// table dirty.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
     pub fn keep_gpu_journal(&mut self, on: bool) {
         self.journaled = on;
         self.dirty.clear();
@@ -155,6 +158,7 @@ impl CurvePool {
     /// Moves the ranges to upload into `out` as `[start, len]` key ranges, sorted, merged
     /// (across gaps under [`DIRTY_GAP`] keys), at most [`MAX_DIRTY_RANGES`] of them, all
     /// inside the table. Afterwards nothing is dirty.
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
     pub fn drain_dirty(&mut self, out: &mut Vec<[u32; 2]>) {
         out.clear();
         let len = self.keys.len();

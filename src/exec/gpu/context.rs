@@ -140,6 +140,49 @@ impl GpuContext {
         }
     }
 
+    /// A buffer on this context's device that a world on this context can take as a target
+    /// ([`MotionWorld::add_gpu_target`](crate::MotionWorld::add_gpu_target)): `size` bytes,
+    /// zeroed, with `usage` plus [`wgpu::BufferUsages::STORAGE`] (add `VERTEX` for an
+    /// instance buffer, `COPY_SRC` to read it back). Made here, it is of the right device by
+    /// construction: a buffer made on another context (another `wgpu::Instance`) is the one
+    /// mistake `add_gpu_target` cannot detect. A `size` over the device's `max_buffer_size`
+    /// is [`GpuError::TooLarge`]; other failures are caught by error scopes
+    /// ([`GpuError::OutOfMemory`], [`GpuError::Validation`]).
+    ///
+    /// ```no_run
+    /// use wgpu_tween::gpu::GpuContext;
+    /// use wgpu_tween::{Motion, MotionWorld};
+    ///
+    /// let ctx = GpuContext::new()?;
+    /// let instances = ctx.create_target_buffer(1000 * 16, wgpu::BufferUsages::VERTEX)?;
+    /// let mut world = MotionWorld::with_gpu(ctx)?;
+    /// let scales = world.add_gpu_target(&instances)?;
+    /// Motion::new(0.0f32, 1.0, 0.5).bind_to_buffer(&mut world, scales.at(0, 4, 3))?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn create_target_buffer(
+        &self,
+        size: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let limit = self.inner.device.limits().max_buffer_size;
+        if size > limit {
+            return Err(GpuError::TooLarge {
+                what: "a target buffer",
+                needed: size,
+                limit,
+            });
+        }
+        self.scoped(|| {
+            self.inner.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("wgpu-tween target"),
+                size,
+                usage: usage | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
     /// The compute pipelines, built on first use.
     pub(crate) fn pipelines(&self) -> Result<Arc<Pipelines>, GpuError> {
         let mut cached = self

@@ -384,7 +384,9 @@ pub(crate) fn probe(
 ) -> Result<(), TargetError> {
     let size =
         wgpu::BufferSize::new(binding_size).ok_or(TargetError::OutOfBounds { end: 1, len: 0 })?;
-    ctx.scoped(|| {
+    // A buffer of another `wgpu::Instance` can make wgpu-core panic (its id indexes
+    // another hub): caught here, as a refusal.
+    let bind = std::panic::AssertUnwindSafe(|| {
         ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("wgpu-tween target probe"),
             layout: &pipelines.target_probe_layout,
@@ -397,7 +399,13 @@ pub(crate) fn probe(
                 }),
             }],
         })
-    })
-    .map(drop)
-    .map_err(|e| TargetError::Rejected(e.to_string()))
+    });
+    // (Caught inside the error scopes, so that they are popped either way.)
+    match ctx.scoped(|| std::panic::catch_unwind(bind)) {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(_)) => Err(TargetError::Rejected(
+            "wgpu panicked binding it (a buffer of another wgpu::Instance?)".into(),
+        )),
+        Err(e) => Err(TargetError::Rejected(e.to_string())),
+    }
 }
