@@ -150,7 +150,7 @@ pub mod internals {
     pub use crate::eval::{progress, Progress};
 }
 
-/// Compiles the README's Rust examples as doctests.
-#[cfg(doctest)]
+/// Compiles the README's Rust examples as doctests (some use the GPU side).
+#[cfg(all(doctest, feature = "gpu"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
