@@ -58,9 +58,12 @@ fn sequence_value(rows: &Rows, index: u32, p: &Progress) -> f64 {
 }
 
 impl MotionWorld {
-    /// The length a fresh motion would take in a sequence (its total duration), or why it
-    /// cannot join one.
-    pub(crate) fn sequence_child_length(&self, h: MotionHandle) -> Result<f64, SequenceChildError> {
+    /// The settings of a fresh motion that may join a sequence (its row, which gives its
+    /// total duration), or why it cannot join one.
+    pub(crate) fn sequence_child_row(
+        &self,
+        h: MotionHandle,
+    ) -> Result<MotionRow, SequenceChildError> {
         let (slot, row) = self.live(h).map_err(|_| SequenceChildError::NotLive)?;
         let meta = &self.table.meta[slot as usize];
         let row = &self.table.rows.rows[row as usize];
@@ -76,7 +79,7 @@ impl MotionWorld {
         if self.sequence_height(slot) >= MAX_SEQUENCE_DEPTH {
             return Err(SequenceChildError::TooDeep);
         }
-        Ok(row.total_duration())
+        Ok(*row)
     }
 
     fn sequence_height(&self, slot: u32) -> usize {

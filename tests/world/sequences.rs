@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use common::executors;
 use wgpu_tween::{
-    BuildError, LoopType, Motion, MotionError, MotionHandle, MotionStatus, MotionWorld, Sequence,
-    SequenceChildError,
+    BuildError, Ease, LoopType, Motion, MotionError, MotionHandle, MotionStatus, MotionWorld,
+    Sequence, SequenceChild, SequenceChildError,
 };
 
 /// A shared log of what callbacks saw.
@@ -706,4 +706,127 @@ fn children_of_a_looping_sequence_end_once() {
             assert!(world.is_empty(), "{what}");
         }
     }
+}
+
+/// What binds wrote, in order: `(who, value)`.
+type Binds = Arc<Mutex<Vec<(&'static str, f32)>>>;
+
+/// A template child binding `(name, value)` into `binds`.
+fn logged(motion: Motion<f32>, binds: &Binds, name: &'static str) -> SequenceChild {
+    let binds = Arc::clone(binds);
+    SequenceChild::bound(motion, move |v| binds.lock().unwrap().push((name, v)))
+}
+
+fn drain(binds: &Binds) -> Vec<(&'static str, f32)> {
+    std::mem::take(&mut *binds.lock().unwrap())
+}
+
+/// docs/semantics.md §8: completed children land on their end values exactly, whether the
+/// sequence runs past them or completes. Children of 0.3, 0.4 and 0.3 s (as f32) from 1 to
+/// 0: their positions and the sequence's length are rounded to f32, and the last child's
+/// rounded position plus its duration lies past the rounded length, where it used to end
+/// at 1.79e-7 (a 3-ulp step short of its end).
+#[test]
+fn completed_children_land_exactly_on_their_end_values() {
+    for ease in [Ease::Linear, Ease::InOutSine] {
+        for how in ["updates", "one update", "complete", "set_time"] {
+            for exec in executors() {
+                let what = format!("{} {ease:?} {how}", exec.name());
+                let mut world = exec.world();
+                let binds: Binds = Arc::default();
+                let step = |d: f32| Motion::new(1.0f32, 0.0, d).ease(ease);
+                let seq = Sequence::new()
+                    .append(logged(step(0.3), &binds, "a"))
+                    .append(logged(step(0.4), &binds, "b"))
+                    .append(logged(step(0.3), &binds, "c"))
+                    .run_with(&mut world, |m| m.preserve())
+                    .unwrap();
+                let end = world.total_duration(seq).unwrap();
+                assert_eq!(end, 1.0, "{what}: 0.3 + 0.4 + 0.3 as f32s, rounded once");
+                drain(&binds);
+                match how {
+                    "updates" => {
+                        world.update(0.5).unwrap();
+                        // `a` ended while `b` runs.
+                        let got = drain(&binds);
+                        let a = got.iter().find(|(who, _)| *who == "a");
+                        assert_eq!(a, Some(&("a", 0.0)), "{what}: {got:?}");
+                        world.update(0.5).unwrap(); // lands on the end
+                    }
+                    "one update" => world.update(2.0).unwrap(),
+                    "complete" => world.complete(seq).unwrap(),
+                    _ => world.set_time(seq, end).unwrap(),
+                }
+                let mut got = drain(&binds);
+                got.sort_by_key(|(who, _)| *who);
+                assert_eq!(got, [("a", 0.0), ("b", 0.0), ("c", 0.0)], "{what}");
+                assert_eq!(
+                    world.status(seq).unwrap(),
+                    MotionStatus::Completed,
+                    "{what}"
+                );
+                world.update(0.25).unwrap(); // preserved: binds its end values again
+                assert_eq!(
+                    drain(&binds),
+                    [("a", 0.0), ("b", 0.0), ("c", 0.0)],
+                    "{what}: preserved"
+                );
+            }
+        }
+    }
+}
+
+/// docs/semantics.md §8: the timeline is exact; each child stores its position rounded to
+/// f32 once. 5 000 appends of 0.01 s (as f32) last `5000 · 0.01f32` (exact in f64)
+/// rounded to f32 once, where adding f32 positions up drifted to 49.99762 s; the
+/// `k`-th child starts at `k · 0.01f32` rounded once, which its clock at the sequence's
+/// start shows (`0 − position`).
+#[test]
+fn appended_positions_do_not_drift() {
+    let mut world = MotionWorld::new();
+    let step = f64::from(0.01f32);
+    let children: Vec<MotionHandle> = (0..5000)
+        .map(|_| Motion::new(0.0f32, 1.0, 0.01).run(&mut world).unwrap())
+        .collect();
+    let seq = children
+        .iter()
+        .fold(Sequence::new(), |s, &h| s.append(h))
+        .run(&mut world)
+        .unwrap();
+    let total = (5000.0 * step) as f32;
+    assert_eq!(world.total_duration(seq).unwrap(), f64::from(total));
+    assert_eq!(total, 50.0);
+    for k in [1usize, 3, 1000, 2500, 4999] {
+        let position = (k as f64 * step) as f32;
+        assert_eq!(
+            world.time(children[k]).unwrap(),
+            -f64::from(position),
+            "child {k}"
+        );
+    }
+    // Joins and inserts start where their f64 places round to.
+    let mut world = MotionWorld::new();
+    let make = |world: &mut MotionWorld| Motion::new(0.0f32, 1.0, 0.01).run(world).unwrap();
+    let a: Vec<MotionHandle> = (0..3).map(|_| make(&mut world)).collect();
+    let joined = make(&mut world);
+    let after = make(&mut world);
+    let seq = Sequence::new()
+        .append(a[0])
+        .append(a[1])
+        .append(a[2])
+        .join(joined)
+        .append_interval(0.1)
+        .append(after)
+        .run(&mut world)
+        .unwrap();
+    let at = |x: f64| -f64::from(x as f32);
+    assert_eq!(world.time(joined).unwrap(), at(2.0 * step));
+    assert_eq!(
+        world.time(after).unwrap(),
+        at(3.0 * step + f64::from(0.1f32))
+    );
+    assert_eq!(
+        world.total_duration(seq).unwrap(),
+        f64::from((4.0 * step + f64::from(0.1f32)) as f32)
+    );
 }
