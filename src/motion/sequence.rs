@@ -165,6 +165,11 @@ impl std::fmt::Debug for SequenceChild {
 /// child reads its end value exactly. Positions are summed exactly and stored rounded to
 /// f32 once, so a long chain of appends does not drift.
 ///
+/// Before a child starts it binds its start value in every update (as in LitMotion),
+/// overwriting any other motion of the same property: a fade-in on `alpha` never shows
+/// while a later step of a sequence waits to drive `alpha`.
+/// [`bind_before_start(false)`](Self::bind_before_start) holds such steps back.
+///
 /// ```
 /// use wgpu_tween::{Motion, MotionWorld, Sequence};
 /// use std::sync::{Arc, Mutex};
@@ -185,6 +190,9 @@ impl std::fmt::Debug for SequenceChild {
 #[must_use]
 pub struct Sequence {
     items: Vec<Item>,
+    /// Whether children not yet started are held back from binding
+    /// ([`bind_before_start(false)`](Self::bind_before_start)).
+    hold_unstarted: bool,
 }
 
 impl Sequence {
@@ -193,7 +201,53 @@ impl Sequence {
         Self::default()
     }
 
+    /// Whether a child whose position the sequence has not reached yet calls its bind
+    /// (default true, as in LitMotion): before it starts, a child binds its start value in
+    /// every update (and in the sequence's immediate bind), like a motion waiting out a
+    /// delay that does not skip values.
+    ///
+    /// That overwrites any other motion of the same property until the step starts. A
+    /// fade-in on `alpha`, say, and a sequence whose later step fades `alpha` out: the
+    /// step binds its start value over the fade-in in every update, so the fade-in never
+    /// shows. With `bind_before_start(false)` the step's bind is not called while the
+    /// sequence's value is before the step's position (before it starts, or when a Yoyo or
+    /// Flip loop or `set_time` takes the sequence back before it: the step keeps the value
+    /// it bound last), and the fade-in owns `alpha` until the step starts. Children at
+    /// position 0 start with the sequence, so they still bind at its start. The child's
+    /// other callbacks are unchanged, and so is a child's [target](crate::Target), which the
+    /// executor writes in every update. A nested sequence that has not started holds its
+    /// own children's binds too.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use wgpu_tween::{Motion, MotionWorld, Sequence, SequenceChild};
+    ///
+    /// let alpha = Arc::new(Mutex::new(0.0f32));
+    /// let sink = |a: &Arc<Mutex<f32>>| { let a = Arc::clone(a); move |v| *a.lock().unwrap() = v };
+    /// let mut world = MotionWorld::new();
+    /// // A fade-in now, and a fade-out that starts after a second of something else.
+    /// Motion::new(0.0f32, 1.0, 0.5).bind(&mut world, sink(&alpha))?;
+    /// Sequence::new()
+    ///     .append(Motion::new(0.0f32, 10.0, 1.0))
+    ///     .append(SequenceChild::bound(Motion::new(1.0f32, 0.0, 1.0), sink(&alpha)))
+    ///     .bind_before_start(false)
+    ///     .run(&mut world)?;
+    /// world.update(0.25)?;
+    /// assert_eq!(*alpha.lock().unwrap(), 0.5); // the fade-in's, not the fade-out's 1.0
+    /// world.update(1.25)?; // 1.5 s: half way through the fade-out
+    /// assert_eq!(*alpha.lock().unwrap(), 0.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bind_before_start(mut self, bind: bool) -> Self {
+        self.hold_unstarted = !bind;
+        self
+    }
+
     /// Places `motion` at the end: it starts when everything appended before it has ended.
+    ///
+    /// Until then it binds its start value in every update, over any other motion of the
+    /// same property (a fade-in on `alpha` does not show while a later step waits to fade
+    /// `alpha`): see [`bind_before_start`](Self::bind_before_start) to hold it back.
     pub fn append(mut self, motion: impl Into<SequenceChild>) -> Self {
         self.items.push(Item::Append(motion.into()));
         self
@@ -331,7 +385,7 @@ impl Sequence {
                 position: r.position,
             })
             .collect();
-        Ok(world.insert_sequence(built, &placed, reserved))
+        Ok(world.insert_sequence(built, &placed, self.hold_unstarted, reserved))
     }
 
     /// Resolves every child's position and end, checking it may join (a template child is

@@ -721,6 +721,117 @@ fn drain(binds: &Binds) -> Vec<(&'static str, f32)> {
     std::mem::take(&mut *binds.lock().unwrap())
 }
 
+/// The pitfall of docs/semantics.md §8: a fade-in on `alpha` (0 → 1 over 0.5 s, made
+/// first) and a sequence whose second step (1 → 0 over 1 s, at 1 s) also drives `alpha`.
+/// By default the step binds its start value in every update before it starts, after the
+/// fade-in (creation order), so `alpha` reads 1 throughout; with `bind_before_start(false)`
+/// it does not bind until the sequence reaches it. Lengths are powers of two, so the
+/// sequence's value is its clock exactly and every value below is exact.
+#[test]
+fn bind_before_start_false_leaves_a_property_to_other_motions_until_the_step_starts() {
+    for bind_before_start in [true, false] {
+        for exec in executors() {
+            let what = format!("{} bind_before_start({bind_before_start})", exec.name());
+            let mut world = exec.world();
+            let binds: Binds = Arc::default();
+            let sink = Arc::clone(&binds);
+            Motion::new(0.0f32, 1.0, 0.5)
+                .bind(&mut world, move |v| sink.lock().unwrap().push(("fade", v)))
+                .unwrap();
+            let seq = Sequence::new()
+                .append(logged(Motion::new(0.0, 1.0, 1.0), &binds, "wait"))
+                .append(logged(Motion::new(1.0, 0.0, 1.0), &binds, "step"))
+                .bind_before_start(bind_before_start)
+                .run(&mut world)
+                .unwrap();
+            // The fade-in's and the sequence's immediate binds (the unstarted step first).
+            let mut expected = vec![("fade", 0.0)];
+            if bind_before_start {
+                expected.push(("step", 1.0));
+            }
+            expected.push(("wait", 0.0));
+            assert_eq!(drain(&binds), expected, "{what}: at creation");
+            // 0.25 s and 0.5 s: the step has not started (its position is 1 s). In each
+            // update the unstarted step runs first, then the started one (§8).
+            for (fade, wait) in [(0.5, 0.25), (1.0, 0.5)] {
+                world.update(0.25).unwrap();
+                world.update(0.0).unwrap(); // a zero step changes nothing
+                let mut expected = Vec::new();
+                for _ in 0..2 {
+                    if fade == 0.5 || expected.is_empty() {
+                        expected.push(("fade", fade)); // the fade-in, until it completes
+                    }
+                    if bind_before_start {
+                        expected.push(("step", 1.0));
+                    }
+                    expected.push(("wait", wait));
+                }
+                let got = drain(&binds);
+                assert_eq!(got, expected, "{what}: before the step starts");
+                // What `alpha` reads: the last fade or step bind.
+                let alpha = got.iter().rev().find(|(who, _)| *who != "wait").unwrap().1;
+                assert_eq!(alpha, if bind_before_start { 1.0 } else { fade }, "{what}");
+            }
+            world.update(0.75).unwrap(); // 1.25 s: the step started 0.25 s ago
+            assert_eq!(
+                drain(&binds),
+                [("wait", 1.0), ("step", 0.75)],
+                "{what}: the step plays"
+            );
+            world.update(1.0).unwrap(); // 2.25 s: done
+            assert_eq!(
+                drain(&binds),
+                [("wait", 1.0), ("step", 0.0)],
+                "{what}: the end"
+            );
+            assert!(!world.is_active(seq), "{what}");
+        }
+    }
+}
+
+/// A nested sequence that its parent has not reached, with binds held, holds its own
+/// children's binds (even those at its position 0); a Yoyo loop taking the sequence back
+/// before a step leaves the step's last value alone.
+#[test]
+fn held_binds_reach_nested_children_and_yoyo_rewinds() {
+    for exec in executors() {
+        let what = exec.name();
+        let mut world = exec.world();
+        let binds: Binds = Arc::default();
+        let inner = Sequence::new()
+            .append(logged(Motion::new(0.0, 1.0, 1.0), &binds, "inner"))
+            .run_with(&mut world, |m| m.immediate_bind(false))
+            .unwrap();
+        Sequence::new()
+            .append(logged(Motion::new(0.0, 1.0, 1.0), &binds, "wait"))
+            .append(inner)
+            .bind_before_start(false)
+            .run_with(&mut world, |m| m.loops(2, LoopType::Yoyo))
+            .unwrap();
+        assert_eq!(drain(&binds), [("wait", 0.0)], "{what}: at creation");
+        world.update(0.5).unwrap();
+        assert_eq!(drain(&binds), [("wait", 0.5)], "{what}: inner not reached");
+        world.update(1.0).unwrap(); // 1.5 s: the inner sequence half way
+        assert_eq!(
+            drain(&binds),
+            [("wait", 1.0), ("inner", 0.5)],
+            "{what}: inner plays"
+        );
+        world.update(1.0).unwrap(); // 2.5 s: back at 1.5 s of the timeline
+        assert_eq!(
+            drain(&binds),
+            [("wait", 1.0), ("inner", 0.5)],
+            "{what}: backwards"
+        );
+        world.update(1.0).unwrap(); // 3.5 s: back at 0.5 s, before the inner sequence
+        assert_eq!(
+            drain(&binds),
+            [("wait", 0.5)],
+            "{what}: rewound before the inner sequence"
+        );
+    }
+}
+
 /// docs/semantics.md §8: completed children land on their end values exactly, whether the
 /// sequence runs past them or completes. Children of 0.3, 0.4 and 0.3 s (as f32) from 1 to
 /// 0: their positions and the sequence's length are rounded to f32, and the last child's
