@@ -9,8 +9,10 @@
 //! world time, which the GPU pass evaluates in the same dispatch as every other motion.
 
 use crate::core::handle::MotionHandle;
+use crate::core::row::MotionRow;
 use crate::core::value::Animatable;
 use crate::error::{BuildError, SequenceChildError};
+use crate::eval::progress;
 use crate::motion::builder::{Motion, SharedBind};
 use crate::world::built::BuiltMotion;
 use crate::world::commands::{Command, Deferred, DeferredSpawn};
@@ -159,7 +161,14 @@ impl std::fmt::Debug for SequenceChild {
 ///
 /// Children see the sequence's value at each update: one that crosses a pass boundary does
 /// not show them the pass's end, so a child that ends where a pass ends completes in the
-/// first update that lands on its end, or else when the sequence completes.
+/// first update that lands on its end, or else when the sequence completes. A completed
+/// child reads its end value exactly. Positions are summed exactly and stored rounded to
+/// f32 once, so a long chain of appends does not drift.
+///
+/// Before a child starts it binds its start value in every update (as in LitMotion),
+/// overwriting any other motion of the same property: a fade-in on `alpha` never shows
+/// while a later step of a sequence waits to drive `alpha`.
+/// [`bind_before_start(false)`](Self::bind_before_start) holds such steps back.
 ///
 /// ```
 /// use wgpu_tween::{Motion, MotionWorld, Sequence};
@@ -181,6 +190,9 @@ impl std::fmt::Debug for SequenceChild {
 #[must_use]
 pub struct Sequence {
     items: Vec<Item>,
+    /// Whether children not yet started are held back from binding
+    /// ([`bind_before_start(false)`](Self::bind_before_start)).
+    hold_unstarted: bool,
 }
 
 impl Sequence {
@@ -189,7 +201,53 @@ impl Sequence {
         Self::default()
     }
 
+    /// Whether a child whose position the sequence has not reached yet calls its bind
+    /// (default true, as in LitMotion): before it starts, a child binds its start value in
+    /// every update (and in the sequence's immediate bind), like a motion waiting out a
+    /// delay that does not skip values.
+    ///
+    /// That overwrites any other motion of the same property until the step starts. A
+    /// fade-in on `alpha`, say, and a sequence whose later step fades `alpha` out: the
+    /// step binds its start value over the fade-in in every update, so the fade-in never
+    /// shows. With `bind_before_start(false)` the step's bind is not called while the
+    /// sequence's value is before the step's position (before it starts, or when a Yoyo or
+    /// Flip loop or `set_time` takes the sequence back before it: the step keeps the value
+    /// it bound last), and the fade-in owns `alpha` until the step starts. Children at
+    /// position 0 start with the sequence, so they still bind at its start. The child's
+    /// other callbacks are unchanged, and so is a child's [target](crate::Target), which the
+    /// executor writes in every update. A nested sequence that has not started holds its
+    /// own children's binds too.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use wgpu_tween::{Motion, MotionWorld, Sequence, SequenceChild};
+    ///
+    /// let alpha = Arc::new(Mutex::new(0.0f32));
+    /// let sink = |a: &Arc<Mutex<f32>>| { let a = Arc::clone(a); move |v| *a.lock().unwrap() = v };
+    /// let mut world = MotionWorld::new();
+    /// // A fade-in now, and a fade-out that starts after a second of something else.
+    /// Motion::new(0.0f32, 1.0, 0.5).bind(&mut world, sink(&alpha))?;
+    /// Sequence::new()
+    ///     .append(Motion::new(0.0f32, 10.0, 1.0))
+    ///     .append(SequenceChild::bound(Motion::new(1.0f32, 0.0, 1.0), sink(&alpha)))
+    ///     .bind_before_start(false)
+    ///     .run(&mut world)?;
+    /// world.update(0.25)?;
+    /// assert_eq!(*alpha.lock().unwrap(), 0.5); // the fade-in's, not the fade-out's 1.0
+    /// world.update(1.25)?; // 1.5 s: half way through the fade-out
+    /// assert_eq!(*alpha.lock().unwrap(), 0.5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn bind_before_start(mut self, bind: bool) -> Self {
+        self.hold_unstarted = !bind;
+        self
+    }
+
     /// Places `motion` at the end: it starts when everything appended before it has ended.
+    ///
+    /// Until then it binds its start value in every update, over any other motion of the
+    /// same property (a fade-in on `alpha` does not show while a later step waits to fade
+    /// `alpha`): see [`bind_before_start`](Self::bind_before_start) to hold it back.
     pub fn append(mut self, motion: impl Into<SequenceChild>) -> Self {
         self.items.push(Item::Append(motion.into()));
         self
@@ -223,9 +281,13 @@ impl Sequence {
     }
 
     /// Runs the sequence as a motion configured by `configure`, which receives
-    /// `Motion::new(0.0, D, D)` (`D` the sequence's length) and may set its ease, loops
+    /// `Motion::new(0.0, V, D)` and may set its ease, loops
     /// (every loop type), delay, playback speed, time kind, preserve, debug name and
     /// callbacks. The sequence's value is the time it gives its children, so it has no bind.
+    /// `D` is the sequence's length, where its last child ends (the exact sum of the
+    /// placements, rounded to f32 once). `V`, the value it ends on, is `D`, or the least f32
+    /// above it where every child, at its position rounded to f32, has reached its end (a
+    /// few f32 steps at most), so that completed children land on their end values exactly.
     ///
     /// ```
     /// use wgpu_tween::{LoopType, Motion, MotionWorld, Sequence};
@@ -306,7 +368,8 @@ impl Sequence {
     ) -> Result<MotionHandle, BuildError> {
         let (resolved, tail) = self.place(world)?;
         let length = resolved.iter().map(|c| c.end).fold(tail, f64::max) as f32;
-        let mut built = configure(Motion::new(0.0, length, length)).build_sequence()?;
+        let end = end_value(length, &resolved);
+        let mut built = configure(Motion::new(0.0, end, length)).build_sequence()?;
         if let Some(resolver) = completion {
             built.callbacks.get_or_insert_with(Box::default).completion = Some(resolver);
         }
@@ -322,7 +385,7 @@ impl Sequence {
                 position: r.position,
             })
             .collect();
-        Ok(world.insert_sequence(built, &placed, reserved))
+        Ok(world.insert_sequence(built, &placed, self.hold_unstarted, reserved))
     }
 
     /// Resolves every child's position and end, checking it may join (a template child is
@@ -341,18 +404,18 @@ impl Sequence {
                 Item::Join(c) => (c, last_start),
                 Item::Insert(at, c) => (c, f64::from(*at)),
             };
-            let (source, length) = match &child.0 {
+            let (source, row) = match &child.0 {
                 Child::Handle(handle) => {
                     let handle = *handle;
                     let refuse = |reason| BuildError::InvalidSequenceChild { handle, reason };
-                    let length = world.sequence_child_length(handle).map_err(refuse)?;
+                    let row = world.sequence_child_row(handle).map_err(refuse)?;
                     if resolved
                         .iter()
                         .any(|r| matches!(r.source, Source::Handle(h) if h == handle))
                     {
                         return Err(refuse(SequenceChildError::AlreadyInSequence));
                     }
-                    (Source::Handle(handle), length)
+                    (Source::Handle(handle), row)
                 }
                 Child::Template(template) => {
                     let built = template.build(world)?;
@@ -360,20 +423,21 @@ impl Sequence {
                         let handle = MotionHandle::NONE; // not added, so it has none yet
                         return Err(BuildError::InvalidSequenceChild { handle, reason });
                     }
-                    let length = built.row.total_duration();
-                    (Source::Built(Box::new(built)), length)
+                    let row = built.row;
+                    (Source::Built(Box::new(built)), row)
                 }
             };
-            // Positions are f32 on the GPU: store the rounded one, and end where it ends.
-            let position = position as f32;
-            let end = f64::from(position) + length;
+            // The timeline stays exact (f64); only what a child stores, its position, is
+            // rounded to f32 (as the GPU reads it), once, so a long chain does not drift.
+            let end = position + row.total_duration();
             if let Item::Append(_) = item {
                 tail = end;
             }
-            last_start = f64::from(position);
+            last_start = position;
             resolved.push(Resolved {
                 source,
-                position,
+                row,
+                position: position as f32,
                 end,
             });
         }
@@ -381,11 +445,38 @@ impl Sequence {
     }
 }
 
-/// A child with its position (rounded to f32, as the GPU stores it) and end.
+/// A child with its settings, its position (rounded to f32, as the GPU stores it) and its
+/// exact end.
 struct Resolved {
     source: Source,
+    row: MotionRow,
     position: f32,
     end: f64,
+}
+
+/// The value a sequence of length `length` ends on: `length`, or the least f32 above it at
+/// which every child, at its stored (rounded) position, has completed, so that the
+/// children's clocks there (`V − position`, exactly as the world and the GPU form them) put
+/// each on its end value (docs/semantics.md §8). Rounding the length and each position once
+/// moves a child's end by an f32 step or so of the length; zero-duration children complete
+/// strictly after their delay, one step more.
+fn end_value(length: f32, children: &[Resolved]) -> f32 {
+    let mut end = length;
+    for child in children {
+        let position = f64::from(child.position);
+        for _ in 0..8 {
+            if progress(&child.row, f64::from(end) - position).is_completed() {
+                break;
+            }
+            // Never subnormal (GPUs may flush it to 0).
+            let next = end.next_up().max(f32::MIN_POSITIVE);
+            if !next.is_finite() {
+                break;
+            }
+            end = next;
+        }
+    }
+    end
 }
 
 /// A child: a motion in the world, or a template's, built and not yet added.

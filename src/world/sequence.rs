@@ -33,6 +33,12 @@ pub(super) struct SequenceData {
     children: Vec<Child>,
     /// 1 + the deepest child's height (a plain child counts 0).
     height: usize,
+    /// `Sequence::bind_before_start(false)`: children the sequence has not reached do not
+    /// bind.
+    hold_unstarted: bool,
+    /// Set while its parent drives this sequence (a child) before its start with binds
+    /// held: its own children do not bind either.
+    held: bool,
 }
 
 /// The motion clock of row `index` at world times `w` (one per time kind). A child's clock
@@ -58,9 +64,12 @@ fn sequence_value(rows: &Rows, index: u32, p: &Progress) -> f64 {
 }
 
 impl MotionWorld {
-    /// The length a fresh motion would take in a sequence (its total duration), or why it
-    /// cannot join one.
-    pub(crate) fn sequence_child_length(&self, h: MotionHandle) -> Result<f64, SequenceChildError> {
+    /// The settings of a fresh motion that may join a sequence (its row, which gives its
+    /// total duration), or why it cannot join one.
+    pub(crate) fn sequence_child_row(
+        &self,
+        h: MotionHandle,
+    ) -> Result<MotionRow, SequenceChildError> {
         let (slot, row) = self.live(h).map_err(|_| SequenceChildError::NotLive)?;
         let meta = &self.table.meta[slot as usize];
         let row = &self.table.rows.rows[row as usize];
@@ -76,7 +85,7 @@ impl MotionWorld {
         if self.sequence_height(slot) >= MAX_SEQUENCE_DEPTH {
             return Err(SequenceChildError::TooDeep);
         }
-        Ok(row.total_duration())
+        Ok(*row)
     }
 
     fn sequence_height(&self, slot: u32) -> usize {
@@ -87,11 +96,12 @@ impl MotionWorld {
     /// links the (checked) children to it. With immediate
     /// bind (the default), the children bind their values at the sequence's start, in the
     /// order of §8, so the first child's start value is what shows (LitMotion #226 shows the
-    /// last created child's).
+    /// last created child's); with `hold_unstarted` only the children at position 0 do.
     pub(crate) fn insert_sequence(
         &mut self,
         built: BuiltMotion,
         placed: &[Placed],
+        hold_unstarted: bool,
         reserved: Option<MotionHandle>,
     ) -> MotionHandle {
         let immediate_bind = built.options.immediate_bind;
@@ -116,6 +126,8 @@ impl MotionWorld {
         let mut data = SequenceData {
             children: Vec::with_capacity(placed.len()),
             height: 1,
+            hold_unstarted,
+            held: false,
         };
         for child in placed {
             let slot = child.handle.slot;
@@ -150,8 +162,10 @@ impl MotionWorld {
     /// Runs the children of sequence `slot` for a step of the sequence from `prev` to
     /// `now`: each child's bind and callbacks by the rules of an update, children not yet
     /// started last-to-first, then started ones first-to-last (so for one value the latest
-    /// started child wins). When the sequence completes in this step, children that have
-    /// not completed are completed (their complete callbacks fire).
+    /// started child wins); with `bind_before_start(false)` (or while this sequence is held
+    /// by its own parent) the children not yet started run without their binds. When the
+    /// sequence completes in this step, children that have not completed are completed
+    /// (their complete callbacks fire).
     pub(super) fn drive_children(&mut self, slot: u32, prev: &Progress, now: &Progress) {
         let index = self.table.slots[slot as usize].row;
         let v_prev = sequence_value(&self.table.rows, index, prev);
@@ -159,26 +173,27 @@ impl MotionWorld {
         let finishing = now.is_completed() && !prev.is_completed();
         // Taken out while callbacks run (nothing structural happens until they are done;
         // a nested sequence takes out its own list).
-        let Some(children) = self
-            .sequences
-            .get_mut(&slot)
-            .map(|s| std::mem::take(&mut s.children))
-        else {
+        let Some((children, hold, held)) = self.sequences.get_mut(&slot).map(|s| {
+            let children = std::mem::take(&mut s.children);
+            (children, s.hold_unstarted, s.held)
+        }) else {
             return;
         };
         let started = |c: &&Child| v_now >= f64::from(c.position);
         for child in children.iter().rev().filter(|c| !started(c)) {
-            self.drive_child(child, v_prev, v_now, finishing);
+            self.drive_child(child, v_prev, v_now, finishing, hold || held);
         }
         for child in children.iter().filter(started) {
-            self.drive_child(child, v_prev, v_now, finishing);
+            self.drive_child(child, v_prev, v_now, finishing, held);
         }
         if let Some(data) = self.sequences.get_mut(&slot) {
             data.children = children;
         }
     }
 
-    fn drive_child(&mut self, child: &Child, v_prev: f64, v_now: f64, finishing: bool) {
+    /// Runs one child for a step of its sequence from `v_prev` to `v_now`; `held`: without
+    /// its bind (nor, for a nested sequence, its children's).
+    fn drive_child(&mut self, child: &Child, v_prev: f64, v_now: f64, finishing: bool, held: bool) {
         let Some(entry) = self.table.slots.get(child.slot, child.version) else {
             return; // removed on its own (a failing bind with cancel-on-error)
         };
@@ -192,7 +207,7 @@ impl MotionWorld {
         let now = progress(&row, v_now - position);
         let completing = now.is_completed() && !prev.is_completed();
         let w = self.clocks.now[row.clock_index()];
-        let value = (meta.has_bind && binds_at(now.status, &meta.options)).then(|| {
+        let value = (meta.has_bind && !held && binds_at(now.status, &meta.options)).then(|| {
             if self.visiting && !(completing && self.values_are_late()) {
                 self.table.rows.output(entry.row)
             } else {
@@ -204,7 +219,14 @@ impl MotionWorld {
             // scatters this value, so its target gets it now.
             self.write_final_target(child.slot, &now);
         }
-        if self.fire(child.slot, &prev, &now, value.as_ref()) && finishing && !now.is_completed() {
+        if let Some(data) = self.sequences.get_mut(&child.slot) {
+            data.held = held; // a nested sequence: for its own children
+        }
+        let lives = self.fire(child.slot, &prev, &now, value.as_ref());
+        if let Some(data) = self.sequences.get_mut(&child.slot) {
+            data.held = false;
+        }
+        if lives && finishing && !now.is_completed() {
             self.force_complete(child.slot);
         }
     }

@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use common::executors;
 use wgpu_tween::{
-    BuildError, LoopType, Motion, MotionError, MotionHandle, MotionStatus, MotionWorld, Sequence,
-    SequenceChildError,
+    BuildError, Ease, LoopType, Motion, MotionError, MotionHandle, MotionStatus, MotionWorld,
+    Sequence, SequenceChild, SequenceChildError,
 };
 
 /// A shared log of what callbacks saw.
@@ -706,4 +706,238 @@ fn children_of_a_looping_sequence_end_once() {
             assert!(world.is_empty(), "{what}");
         }
     }
+}
+
+/// What binds wrote, in order: `(who, value)`.
+type Binds = Arc<Mutex<Vec<(&'static str, f32)>>>;
+
+/// A template child binding `(name, value)` into `binds`.
+fn logged(motion: Motion<f32>, binds: &Binds, name: &'static str) -> SequenceChild {
+    let binds = Arc::clone(binds);
+    SequenceChild::bound(motion, move |v| binds.lock().unwrap().push((name, v)))
+}
+
+fn drain(binds: &Binds) -> Vec<(&'static str, f32)> {
+    std::mem::take(&mut *binds.lock().unwrap())
+}
+
+/// The pitfall of docs/semantics.md §8: a fade-in on `alpha` (0 → 1 over 0.5 s, made
+/// first) and a sequence whose second step (1 → 0 over 1 s, at 1 s) also drives `alpha`.
+/// By default the step binds its start value in every update before it starts, after the
+/// fade-in (creation order), so `alpha` reads 1 throughout; with `bind_before_start(false)`
+/// it does not bind until the sequence reaches it. Lengths are powers of two, so the
+/// sequence's value is its clock exactly and every value below is exact.
+#[test]
+fn bind_before_start_false_leaves_a_property_to_other_motions_until_the_step_starts() {
+    for bind_before_start in [true, false] {
+        for exec in executors() {
+            let what = format!("{} bind_before_start({bind_before_start})", exec.name());
+            let mut world = exec.world();
+            let binds: Binds = Arc::default();
+            let sink = Arc::clone(&binds);
+            Motion::new(0.0f32, 1.0, 0.5)
+                .bind(&mut world, move |v| sink.lock().unwrap().push(("fade", v)))
+                .unwrap();
+            let seq = Sequence::new()
+                .append(logged(Motion::new(0.0, 1.0, 1.0), &binds, "wait"))
+                .append(logged(Motion::new(1.0, 0.0, 1.0), &binds, "step"))
+                .bind_before_start(bind_before_start)
+                .run(&mut world)
+                .unwrap();
+            // The fade-in's and the sequence's immediate binds (the unstarted step first).
+            let mut expected = vec![("fade", 0.0)];
+            if bind_before_start {
+                expected.push(("step", 1.0));
+            }
+            expected.push(("wait", 0.0));
+            assert_eq!(drain(&binds), expected, "{what}: at creation");
+            // 0.25 s and 0.5 s: the step has not started (its position is 1 s). In each
+            // update the unstarted step runs first, then the started one (§8).
+            for (fade, wait) in [(0.5, 0.25), (1.0, 0.5)] {
+                world.update(0.25).unwrap();
+                world.update(0.0).unwrap(); // a zero step changes nothing
+                let mut expected = Vec::new();
+                for _ in 0..2 {
+                    if fade == 0.5 || expected.is_empty() {
+                        expected.push(("fade", fade)); // the fade-in, until it completes
+                    }
+                    if bind_before_start {
+                        expected.push(("step", 1.0));
+                    }
+                    expected.push(("wait", wait));
+                }
+                let got = drain(&binds);
+                assert_eq!(got, expected, "{what}: before the step starts");
+                // What `alpha` reads: the last fade or step bind.
+                let alpha = got.iter().rev().find(|(who, _)| *who != "wait").unwrap().1;
+                assert_eq!(alpha, if bind_before_start { 1.0 } else { fade }, "{what}");
+            }
+            world.update(0.75).unwrap(); // 1.25 s: the step started 0.25 s ago
+            assert_eq!(
+                drain(&binds),
+                [("wait", 1.0), ("step", 0.75)],
+                "{what}: the step plays"
+            );
+            world.update(1.0).unwrap(); // 2.25 s: done
+            assert_eq!(
+                drain(&binds),
+                [("wait", 1.0), ("step", 0.0)],
+                "{what}: the end"
+            );
+            assert!(!world.is_active(seq), "{what}");
+        }
+    }
+}
+
+/// A nested sequence that its parent has not reached, with binds held, holds its own
+/// children's binds (even those at its position 0); a Yoyo loop taking the sequence back
+/// before a step leaves the step's last value alone.
+#[test]
+fn held_binds_reach_nested_children_and_yoyo_rewinds() {
+    for exec in executors() {
+        let what = exec.name();
+        let mut world = exec.world();
+        let binds: Binds = Arc::default();
+        let inner = Sequence::new()
+            .append(logged(Motion::new(0.0, 1.0, 1.0), &binds, "inner"))
+            .run_with(&mut world, |m| m.immediate_bind(false))
+            .unwrap();
+        Sequence::new()
+            .append(logged(Motion::new(0.0, 1.0, 1.0), &binds, "wait"))
+            .append(inner)
+            .bind_before_start(false)
+            .run_with(&mut world, |m| m.loops(2, LoopType::Yoyo))
+            .unwrap();
+        assert_eq!(drain(&binds), [("wait", 0.0)], "{what}: at creation");
+        world.update(0.5).unwrap();
+        assert_eq!(drain(&binds), [("wait", 0.5)], "{what}: inner not reached");
+        world.update(1.0).unwrap(); // 1.5 s: the inner sequence half way
+        assert_eq!(
+            drain(&binds),
+            [("wait", 1.0), ("inner", 0.5)],
+            "{what}: inner plays"
+        );
+        world.update(1.0).unwrap(); // 2.5 s: back at 1.5 s of the timeline
+        assert_eq!(
+            drain(&binds),
+            [("wait", 1.0), ("inner", 0.5)],
+            "{what}: backwards"
+        );
+        world.update(1.0).unwrap(); // 3.5 s: back at 0.5 s, before the inner sequence
+        assert_eq!(
+            drain(&binds),
+            [("wait", 0.5)],
+            "{what}: rewound before the inner sequence"
+        );
+    }
+}
+
+/// docs/semantics.md §8: completed children land on their end values exactly, whether the
+/// sequence runs past them or completes. Children of 0.3, 0.4 and 0.3 s (as f32) from 1 to
+/// 0: their positions and the sequence's length are rounded to f32, and the last child's
+/// rounded position plus its duration lies past the rounded length, where it used to end
+/// at 1.79e-7 (a 3-ulp step short of its end).
+#[test]
+fn completed_children_land_exactly_on_their_end_values() {
+    for ease in [Ease::Linear, Ease::InOutSine] {
+        for how in ["updates", "one update", "complete", "set_time"] {
+            for exec in executors() {
+                let what = format!("{} {ease:?} {how}", exec.name());
+                let mut world = exec.world();
+                let binds: Binds = Arc::default();
+                let step = |d: f32| Motion::new(1.0f32, 0.0, d).ease(ease);
+                let seq = Sequence::new()
+                    .append(logged(step(0.3), &binds, "a"))
+                    .append(logged(step(0.4), &binds, "b"))
+                    .append(logged(step(0.3), &binds, "c"))
+                    .run_with(&mut world, |m| m.preserve())
+                    .unwrap();
+                let end = world.total_duration(seq).unwrap();
+                assert_eq!(end, 1.0, "{what}: 0.3 + 0.4 + 0.3 as f32s, rounded once");
+                drain(&binds);
+                match how {
+                    "updates" => {
+                        world.update(0.5).unwrap();
+                        // `a` ended while `b` runs.
+                        let got = drain(&binds);
+                        let a = got.iter().find(|(who, _)| *who == "a");
+                        assert_eq!(a, Some(&("a", 0.0)), "{what}: {got:?}");
+                        world.update(0.5).unwrap(); // lands on the end
+                    }
+                    "one update" => world.update(2.0).unwrap(),
+                    "complete" => world.complete(seq).unwrap(),
+                    _ => world.set_time(seq, end).unwrap(),
+                }
+                let mut got = drain(&binds);
+                got.sort_by_key(|(who, _)| *who);
+                assert_eq!(got, [("a", 0.0), ("b", 0.0), ("c", 0.0)], "{what}");
+                assert_eq!(
+                    world.status(seq).unwrap(),
+                    MotionStatus::Completed,
+                    "{what}"
+                );
+                world.update(0.25).unwrap(); // preserved: binds its end values again
+                assert_eq!(
+                    drain(&binds),
+                    [("a", 0.0), ("b", 0.0), ("c", 0.0)],
+                    "{what}: preserved"
+                );
+            }
+        }
+    }
+}
+
+/// docs/semantics.md §8: the timeline is exact; each child stores its position rounded to
+/// f32 once. 5 000 appends of 0.01 s (as f32) last `5000 · 0.01f32` (exact in f64)
+/// rounded to f32 once, where adding f32 positions up drifted to 49.99762 s; the
+/// `k`-th child starts at `k · 0.01f32` rounded once, which its clock at the sequence's
+/// start shows (`0 − position`).
+#[test]
+fn appended_positions_do_not_drift() {
+    let mut world = MotionWorld::new();
+    let step = f64::from(0.01f32);
+    let children: Vec<MotionHandle> = (0..5000)
+        .map(|_| Motion::new(0.0f32, 1.0, 0.01).run(&mut world).unwrap())
+        .collect();
+    let seq = children
+        .iter()
+        .fold(Sequence::new(), |s, &h| s.append(h))
+        .run(&mut world)
+        .unwrap();
+    let total = (5000.0 * step) as f32;
+    assert_eq!(world.total_duration(seq).unwrap(), f64::from(total));
+    assert_eq!(total, 50.0);
+    for k in [1usize, 3, 1000, 2500, 4999] {
+        let position = (k as f64 * step) as f32;
+        assert_eq!(
+            world.time(children[k]).unwrap(),
+            -f64::from(position),
+            "child {k}"
+        );
+    }
+    // Joins and inserts start where their f64 places round to.
+    let mut world = MotionWorld::new();
+    let make = |world: &mut MotionWorld| Motion::new(0.0f32, 1.0, 0.01).run(world).unwrap();
+    let a: Vec<MotionHandle> = (0..3).map(|_| make(&mut world)).collect();
+    let joined = make(&mut world);
+    let after = make(&mut world);
+    let seq = Sequence::new()
+        .append(a[0])
+        .append(a[1])
+        .append(a[2])
+        .join(joined)
+        .append_interval(0.1)
+        .append(after)
+        .run(&mut world)
+        .unwrap();
+    let at = |x: f64| -f64::from(x as f32);
+    assert_eq!(world.time(joined).unwrap(), at(2.0 * step));
+    assert_eq!(
+        world.time(after).unwrap(),
+        at(3.0 * step + f64::from(0.1f32))
+    );
+    assert_eq!(
+        world.total_duration(seq).unwrap(),
+        f64::from((4.0 * step + f64::from(0.1f32)) as f32)
+    );
 }

@@ -217,6 +217,14 @@ impl<T: Animatable> Motion<T> {
     }
 
     /// Whether `bind` calls the bind at once with the start value `E(0)` (default true).
+    ///
+    /// A sequence's children never bind at creation on their own: the sequence's immediate
+    /// bind (this setting on the sequence's motion, in
+    /// [`Sequence::run_with`](crate::Sequence::run_with)) binds them, and in every update a
+    /// child that has not started binds its start value (docs/semantics.md §8). So
+    /// `immediate_bind(false)` on a later step does not keep it from overwriting another
+    /// motion of its property (a fade-in on `alpha` while a later step waits to fade
+    /// `alpha`): use [`Sequence::bind_before_start(false)`](crate::Sequence::bind_before_start).
     #[inline]
     pub fn immediate_bind(mut self, on: bool) -> Self {
         self.immediate_bind = on;
