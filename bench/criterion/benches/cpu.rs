@@ -2,7 +2,7 @@
 //! ([`BaselineLoop`]) at the same N, the idle update of an emptied world, the amortised
 //! cost of creating a motion, and a world mixing value types against an all-f32 one.
 //!
-//! `cargo bench --bench cpu` (about 3 minutes on 2 cores). Per-element times are the
+//! `cargo bench -p wgpu-tween-criterion --bench cpu` (about 3 minutes on 2 cores). Per-element times are the
 //! "thrpt" lines' reciprocal; the `time` lines are per update (per batch for `create`).
 
 use std::hint::black_box;

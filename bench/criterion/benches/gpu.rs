@@ -21,7 +21,7 @@
 //!
 //! Also prints the heap allocations of one steady-state GPU update (counting allocator).
 //!
-//! `cargo bench --bench gpu` (about 3 minutes on lavapipe). Skips with a message when no
+//! `cargo bench -p wgpu-tween-criterion --bench gpu` (about 3 minutes on lavapipe). Skips with a message when no
 //! adapter exists. Absolute times only mean something on a real GPU; on a software adapter
 //! the ratios to the floors do.
 

@@ -3,7 +3,7 @@
 //! of creating a million targeted motions (a GPU buffer registered once, on wgpu's noop
 //! device; a host array) against untargeted ones.
 //!
-//! `cargo bench -p wgpu-tween-bench --bench targets` (about 2 minutes on 2 cores). Compare
+//! `cargo bench -p wgpu-tween-criterion --bench targets` (about 2 minutes on 2 cores). Compare
 //! the ids of one group (same run): `update/host-target/N` over `update/no-target/N`,
 //! `create/gpu-target/N` over `create/no-target/N`.
 

@@ -4,7 +4,7 @@
 //! per-motion callback costs), `value(h)` on every motion after an update, and the cost of
 //! creating motions one at a time and in batches.
 //!
-//! `cargo bench --bench values` (about 2 minutes on 2 cores). The workload: N f32 motions
+//! `cargo bench -p wgpu-tween-criterion --bench values` (about 2 minutes on 2 cores). The workload: N f32 motions
 //! 0 → i, 2 s, OutQuad, infinite Restart loops, start phases staggered over 2 s, dt 1/60, one
 //! thread. Per-motion times are the "thrpt" lines' reciprocal.
 
