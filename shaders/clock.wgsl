@@ -67,7 +67,8 @@ fn pair_to_f32(p: vec2<f32>) -> f32 {
 // one), as the f64 reference does; it stays for any world time off that grid.
 fn motion_clock(row: MotionRow, w: vec3<f32>) -> vec2<f32> {
     let base = vec2<f32>(row.base_hi, row.base_lo);
-    let speed = row.speed;
+    // PLAIN_TIMING (evaluate.wgsl): the same arithmetic with the speed known to be 1.
+    let speed = select(row.speed, 1.0, PLAIN_TIMING);
     if speed == 0.0 {
         return base;
     }
@@ -123,12 +124,14 @@ fn clamp_loops(c: f32, loops: i32) -> f32 {
 // division and ease where the CPU branches: SIMD-per-lane implementations (lavapipe) run
 // every branch of divergent code, masked, so each case written out is paid by every motion.
 fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
-    let delay = row.delay;
+    // PLAIN_TIMING (evaluate.wgsl): no delay, no every-loop delay, a positive duration, as
+    // constants, so the compiler drops the cases they rule out and the delay is not read.
+    let delay = select(row.delay, 0.0, PLAIN_TIMING);
     let row_loops = row.loops;
     let duration = row.duration;
     let infinite = row_loops < 0;
     let loops = f32(row_loops);
-    let every_loop = (row.flags & FLAG_EVERY_LOOP_DELAY) != 0u;
+    let every_loop = !PLAIN_TIMING && (row.flags & FLAG_EVERY_LOOP_DELAY) != 0u;
     let t = pair_to_f32(time);
     let clamped_time = select(time, vec2<f32>(0.0, 0.0), t < 0.0);
     // T − d exactly: hi − d first (two-sum), then the low part, so a clock a hair past its
@@ -136,7 +139,7 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     let head = two_sum(time.x, -delay);
     let since_start = two_sum(head.x, head.y + time.y);
     let since_start_f = pair_to_f32(since_start);
-    let zero = duration <= 0.0;
+    let zero = !PLAIN_TIMING && duration <= 0.0;
     // Zero duration without an every-loop delay: no loops to count (case "instant").
     let instant = zero && (!every_loop || delay == 0.0);
 
@@ -208,7 +211,7 @@ fn progress(row: MotionRow, time: vec2<f32>) -> Progress {
     eased = select(eased, 1.0 - e, loop_type == LOOP_FLIP && odd);
     // Animation curves (shaders/curve.wgsl) supply E(1), read only by Incremental curve rows.
     var end = 1.0;
-    if loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
+    if GENERAL && loop_type == LOOP_INCREMENTAL && (row.flags & 0xffu) == ID_CURVE {
         end = ease(ID_CURVE, 1.0);
     }
     eased = select(eased, end * k + e, loop_type == LOOP_INCREMENTAL);

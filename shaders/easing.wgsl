@@ -144,7 +144,8 @@ fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
 }
 
 fn ease(id: u32, x: f32) -> f32 {
-    if id >= ID_BACK {
+    // GENERAL: see evaluate.wgsl (every other variant holds named eases only).
+    if GENERAL && id >= ID_BACK {
         return parametric_ease(id, ease_params, x);
     }
     let family = (id - 1u) / 3u;

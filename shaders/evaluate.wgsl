@@ -28,6 +28,22 @@ const CHILD_FROM_VALUES: u32 = 2u;
 
 const WORKGROUP_SIZE: u32 = 256u;
 
+// The pipeline variant (`Variant` in src/exec/gpu/variants.rs): each dispatch evaluates one
+// run of rows of one shape (src/table/runs.rs) with the code its rows need and no more, so no
+// warp runs a branch its rows never take, and software adapters (which run every branch,
+// masked, for every row) skip the rest. The defaults are the general variant, which
+// evaluates any row.
+//
+// Lanes of every row in the dispatch (a lerp of that many lanes); 0: each row's own count.
+override LANES: u32 = 0u;
+// Rows with another adapter than lerp (slerp, nlerp, punch, shake).
+override ADAPTERS: bool = true;
+// Rows with a parametric ease or an animation curve (ids 32..), and sequence children.
+override GENERAL: bool = true;
+// Only rows of speed 1, no delay, no every-loop delay and a positive duration: their
+// timing is the general code with those fields as constants, so it folds away.
+override PLAIN_TIMING: bool = false;
+
 // frame.opaque_zero, read once per invocation.
 var<private> opaque_zero: u32;
 
@@ -114,7 +130,7 @@ fn child_clock(i: u32) -> vec2<f32> {
     var clock = motion_clock(root, world_time(root.flags >> FLAG_CLOCK_SHIFT));
     for (var d = depth; d > 0u; d--) {
         let parent = load_row(r);
-        if (parent.flags & 0xe0u) != 0u {
+        if GENERAL && (parent.flags & 0xe0u) != 0u {
             ease_params = params[r];
         }
         let p = progress(parent, clock).eased;
@@ -129,14 +145,15 @@ fn child_clock(i: u32) -> vec2<f32> {
 @compute @workgroup_size(256)
 fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     // Dispatches over 65 535 workgroups fold into y.
-    let i = gid.x + gid.y * frame.groups_x * WORKGROUP_SIZE;
-    if i >= frame.row_count {
+    let k = gid.x + gid.y * frame.groups_x * WORKGROUP_SIZE;
+    if k >= frame.row_count {
         return;
     }
+    let i = frame.row_first + k;
     opaque_zero = frame.opaque_zero;
     let row = load_row(i);
     let clock_id = row.flags >> FLAG_CLOCK_SHIFT;
-    let child = (row.flags & FLAG_CHILD) != 0u;
+    let child = GENERAL && (row.flags & FLAG_CHILD) != 0u;
     if (frame.child_mode == CHILD_SKIP && child)
         || (frame.child_mode == CHILD_FROM_VALUES && !child) {
         return;
@@ -153,14 +170,14 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     // Parameter lanes only for the rows that have them (parametric ease id >= 32), so plain
     // rows read nothing more.
-    if (row.flags & 0xe0u) != 0u {
+    if GENERAL && (row.flags & 0xe0u) != 0u {
         ease_params = params[i];
     }
     let p = progress(row, clock).eased;
-    let lane_count = ((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u;
+    let lane_count = select(((row.flags >> FLAG_LANES_SHIFT) & 3u) + 1u, LANES, LANES != 0u);
     let adapter = (row.flags >> FLAG_ADAPTER_SHIFT) & 15u;
-    let quat = adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP;
-    let vibrate = adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE;
+    let quat = ADAPTERS && (adapter == ADAPTER_SLERP || adapter == ADAPTER_NLERP);
+    let vibrate = ADAPTERS && (adapter == ADAPTER_PUNCH || adapter == ADAPTER_SHAKE);
     // Every lane pair (from, to) the row uses is read once, and every output lane written
     // once, whatever the adapter: rows of different adapters share a SIMD vector on software
     // adapters, where each adapter's own reads and writes would cost every row. A

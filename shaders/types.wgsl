@@ -26,7 +26,7 @@ struct Frame {
     world_hi: vec4<f32>,
     world_mid: vec4<f32>,
     world_lo: vec4<f32>,
-    // Rows to evaluate.
+    // Rows to evaluate, from row_first.
     row_count: u32,
     // Capacity of each lane section in the lane and output buffers.
     lane_stride: u32,
@@ -36,7 +36,8 @@ struct Frame {
     opaque_zero: u32,
     // How sequence children get their clocks (CHILD_* in evaluate.wgsl).
     child_mode: u32,
-    _pad0: u32,
+    // First row of the dispatch's run within the page.
+    row_first: u32,
     _pad1: u32,
     _pad2: u32,
 }

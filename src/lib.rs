@@ -120,8 +120,8 @@ pub use table::targets::{Target, TargetFormat, TargetId};
 pub use wgpu_tween_derive::Animatable;
 pub use world::callbacks::{CallbackError, CallbackKind};
 pub use world::{
-    Canceled, Completion, DebugEntry, DebugSnapshot, Executor, MotionCommands, MotionWorld,
-    TimeDeltas, MAX_GROUPS, MAX_TIME,
+    Canceled, Completion, DebugEntry, DebugSnapshot, EvaluateProfile, Executor, MotionCommands,
+    MotionWorld, TimeDeltas, MAX_GROUPS, MAX_TIME, WARP_ROWS,
 };
 #[cfg(feature = "gpu")]
 pub use world::{WorldGpu, WorldGpuMut};

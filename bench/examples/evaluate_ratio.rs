@@ -93,10 +93,16 @@ fn main() {
     let info = ctx.adapter_info();
     println!("adapter: {} ({:?})", info.name, info.device_type);
     for &n in &sizes {
-        let mut subjects: Vec<(String, Subject)> = vec![(
-            "floor-lerp".into(),
-            Subject::Floor(GpuLerpFloor::new(&ctx, n), ctx.clone()),
-        )];
+        let mut subjects: Vec<(String, Subject)> = vec![
+            (
+                "floor-lerp".into(),
+                Subject::Floor(GpuLerpFloor::new(&ctx, n), ctx.clone()),
+            ),
+            (
+                "floor-lerp-rows".into(),
+                Subject::Floor(GpuLerpFloor::with_rows(&ctx, n), ctx.clone()),
+            ),
+        ];
         for (kind, mixed) in [("f32", false), ("mixed", true)] {
             if let Some(w) = world(&ctx, n, mixed) {
                 subjects.push((kind.into(), Subject::World(Box::new(w), ctx.clone())));

@@ -18,4 +18,5 @@ pub mod parity;
 pub mod peers;
 pub mod plot;
 pub mod report;
+pub mod roofline;
 pub mod workload;

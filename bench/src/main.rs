@@ -28,6 +28,7 @@ use wgpu_tween_bench::peers::{self, PeerReport};
 
 use wgpu_tween_bench::plot::{self, Series};
 use wgpu_tween_bench::report::{Report, Row, VERSION};
+use wgpu_tween_bench::roofline::{self, Roofline, Workload};
 use wgpu_tween_bench::workload::{self, Engine, Measured, BOUND_EVERY, DT};
 
 /// Which executors to run.
@@ -425,6 +426,8 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
         BaselineLoop::bytes_per_motion()
     );
 
+    let rooflines = print_rooflines(&rows)?;
+
     let report = Report {
         version: VERSION,
         started_unix,
@@ -435,6 +438,7 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
         gpu_time_method,
         workload: workload::describe(),
         rows,
+        rooflines,
     };
     if let Some(path) = &options.json {
         let text = serde_json::to_string_pretty(&report)?;
@@ -452,6 +456,43 @@ fn run(options: Options) -> Result<(), Box<dyn Error>> {
         println!("plot: {}", path.display());
     }
     Ok(())
+}
+
+/// Prints the roofline of each workload (no GPU needed), with the GPU executor's measured
+/// pass at the largest N next to the H100 bound where a GPU ran it.
+fn print_rooflines(rows: &[Row]) -> Result<Vec<Roofline>, Box<dyn Error>> {
+    println!();
+    println!(
+        "roofline of the GPU evaluate pass, from the table on the CPU ({} motions a workload;          dispatches and uploads of a steady update on wgpu's noop device):",
+        roofline::PROFILE_MOTIONS
+    );
+    println!("{}", roofline::header());
+    let mut out = Vec::new();
+    for workload in [Workload::Mixed, Workload::AllF32] {
+        let r = roofline::measure(workload)?;
+        println!("{}", roofline::format_row(&r));
+        out.push(r);
+    }
+    println!(
+        "B/m: bytes per motion (32-byte row, 8 per lane pair read, 16 per parametric ease; 4 per          output lane); coherent: 32-row warps whose rows take one path; general: rows in runs          the general variant evaluates; dispatches: evaluate/all; µs: bandwidth-bound time of          one pass (H100 3.35 TB/s, H200 4.8 TB/s)"
+    );
+    let mixed = &out[0];
+    if let Some(r) = rows
+        .iter()
+        .filter(|r| r.executor == "gpu")
+        .max_by_key(|r| r.n)
+    {
+        if let Some(pass) = r.gpu_pass_us {
+            let bound = mixed.bounds_us[0].2 * r.n as f64 / roofline::BOUND_MOTIONS[0] as f64;
+            println!(
+                "measured: the mixed pass at N = {} on {} took {pass:.1} µs, {:.1}× the H100 bound                  of {bound:.1} µs",
+                r.n,
+                r.adapter,
+                pass / bound.max(f64::MIN_POSITIVE)
+            );
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(not(feature = "peers"))]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Schema version of [`Report`].
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Everything one run measured.
 #[derive(Clone, Debug, Serialize)]
@@ -26,6 +26,8 @@ pub struct Report {
     pub workload: String,
     /// One row per executor and N.
     pub rows: Vec<Row>,
+    /// The roofline of the GPU evaluate pass per workload.
+    pub rooflines: Vec<crate::roofline::Roofline>,
 }
 
 /// One executor at one N.

@@ -72,6 +72,12 @@ impl Rows {
             .map(|(row, &slot)| (row as u32, slot))
     }
 
+    /// Whether row `index` is a hole (its motion is gone; the next compaction removes it).
+    #[must_use]
+    pub fn is_hole(&self, index: usize) -> bool {
+        self.slot_of[index] == NO_SLOT
+    }
+
     /// Row `index`'s motion is gone: the row becomes a hole (see the module docs).
     pub(super) fn kill(&mut self, index: u32) {
         self.release(index);

@@ -6,6 +6,7 @@ pub(crate) mod host_targets;
 pub(crate) mod motions;
 pub(crate) mod rows;
 pub(crate) mod runs;
+pub(crate) mod shapes;
 pub(crate) mod slots;
 pub(crate) mod targets;
 

@@ -38,6 +38,7 @@ mod insert;
 mod meta;
 mod ops;
 mod partition;
+mod profile;
 pub(crate) mod sequence;
 mod settle;
 mod targets;
@@ -66,6 +67,7 @@ pub use executor::Executor;
 #[cfg(feature = "gpu")]
 pub use gpu::{WorldGpu, WorldGpuMut};
 pub use groups::MAX_GROUPS;
+pub use profile::{EvaluateProfile, WARP_ROWS};
 
 /// World ids start at 1; 0 is `MotionHandle::NONE`'s.
 static NEXT_WORLD_ID: AtomicU32 = AtomicU32::new(1);

@@ -1,6 +1,9 @@
 //! Worlds holding one kind of motion each, and worlds whose kinds change (a kind arriving
 //! mid-run, a world emptied and refilled), agree on the GPU executor with the CPU executor
-//! at every update, within 1e-4 × max(1, |to − from|) per lane.
+//! at every update, within 1e-4 × max(1, |to − from|) per lane. Between them they run every
+//! evaluate pipeline variant: each shape class with plain timing and with any timing, and
+//! the general variant (parametric eases, curves, sequences), and the switches between
+//! them as kinds arrive and leave.
 
 use crate::common;
 
@@ -113,6 +116,39 @@ fn speeds(world: &mut MotionWorld) -> Vec<Probe> {
             probe(world, motion)
         })
         .collect()
+}
+
+/// Every shape class with timing that is not plain (a delay, an every-loop delay, a speed,
+/// a zero duration), so each class's run takes its variant for any timing.
+fn timed_shapes(world: &mut MotionWorld) -> Vec<Probe> {
+    let q = Quat::from_axis_angle(Vec3::X, 1.2);
+    vec![
+        probe(
+            world,
+            Motion::new(Vec2::ZERO, Vec2::new(3.0, -1.0), 0.3)
+                .delay(0.05)
+                .loops(-1, LoopType::Yoyo),
+        ),
+        probe(
+            world,
+            Motion::new(Vec3::ONE, Vec3::new(-2.0, 0.5, 4.0), 0.25)
+                .playback_speed(1.5)
+                .loops(-1, LoopType::Incremental),
+        ),
+        probe(
+            world,
+            Motion::new(Color::WHITE, Color::new(0.1, 0.2, 0.3, 0.4), 0.2)
+                .delay_with(0.04, DelayType::EveryLoop, false)
+                .loops(-1, LoopType::Flip),
+        ),
+        probe(
+            world,
+            Motion::new(Quat::IDENTITY, q, 0.35)
+                .delay(0.1)
+                .loops(-1, LoopType::Restart),
+        ),
+        probe(world, Motion::new(0.0f32, 4.0, 0.0).delay(0.2).preserve()),
+    ]
 }
 
 fn parametric(world: &mut MotionWorld) -> Vec<Probe> {
@@ -248,8 +284,9 @@ fn one_kind_matches_the_cpu(what: &str, build: impl Fn(&mut MotionWorld) -> Vec<
 
 #[test]
 fn worlds_of_one_kind_match_the_cpu() {
-    let cases: [(&str, Build); 10] = [
+    let cases: [(&str, Build); 11] = [
         ("plain, no delay", plain),
+        ("every shape, timed", timed_shapes),
         ("two to four lanes", multi_lane),
         ("finite loops", finite),
         ("speeds", speeds),
@@ -277,8 +314,9 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
     // Plain rows first, then every other kind joins them one by one.
     let mut probes = paired(&mut cpu, &mut gpu, plain);
     compare(&mut cpu, &mut gpu, &probes, 10, "plain");
-    let builds: [(&str, Build); 11] = [
+    let builds: [(&str, Build); 12] = [
         ("+ two to four lanes", multi_lane),
+        ("+ every shape, timed", timed_shapes),
         ("+ speeds", speeds),
         ("+ delays", |w| eased(w, Ease::OutQuad)),
         ("+ finite loops", finite),
@@ -312,4 +350,26 @@ fn kinds_arriving_mid_run_and_after_an_empty_world_match_the_cpu() {
     compare(&mut cpu, &mut gpu, &probes, 10, "refilled with quart");
     probes.extend(paired(&mut cpu, &mut gpu, |w| eased(w, Ease::InOutSine)));
     compare(&mut cpu, &mut gpu, &probes, 20, "+ sine");
+}
+
+#[test]
+fn a_run_that_leaves_the_general_variant_still_matches_the_cpu() {
+    let Some((mut cpu, mut gpu)) = common::cpu_and_gpu_worlds() else {
+        return;
+    };
+    // Plain rows, and a short parametric motion in their run: the run is general until it
+    // completes (about frame 5), then plain again.
+    let build: Build = |w| {
+        let mut probes = plain(w);
+        probes.push(probe(
+            w,
+            Motion::new(0.0f32, 3.0, 0.1).ease_with(ParametricEase::Steps(4)),
+        ));
+        probes
+    };
+    let probes = paired(&mut cpu, &mut gpu, build);
+    compare(&mut cpu, &mut gpu, &probes, 12, "general, then plain");
+    let stats = gpu.gpu().update_stats().expect("a device");
+    assert_eq!(stats.general_rows, 0, "the parametric motion is gone");
+    assert_eq!(gpu.len(), 4);
 }

@@ -8,7 +8,8 @@
 //! 3. the full-size dispatch: 65 535 × 256 + 1 motions (the evaluate pass folds into two
 //!    dimensions), every bound value checked against the CPU's evaluation;
 //! 4. the benchmark binary's GPU measurements at 10k, 100k, 1M and 10M motions (pass time
-//!    from timestamp queries, CPU time inside `update`, wall time).
+//!    from timestamp queries, CPU time inside `update`, wall time), each pass next to its
+//!    roofline: the bandwidth-bound time of the mixed workload's bytes on an H100 and an H200.
 //!
 //! `--quick` shrinks parity, dispatch and benchmark sizes so that a software adapter
 //! finishes in a minute (to test the bundle, not the GPU). A failing check is recorded and
@@ -22,6 +23,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Executor, MotionWorld};
+use wgpu_tween_bench::roofline::{self, Workload};
 use wgpu_tween_bench::workload::{self, Engine};
 use wgpu_tween_bench::{conformance, dispatch, parity};
 
@@ -153,6 +155,9 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
     let mut rows = Vec::new();
     let mut lines = Vec::new();
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
+    // The roofline: the mixed pass's bytes per motion, and the bound at each GPU's bandwidth.
+    let roof = roofline::measure(Workload::Mixed).map_err(|e| format!("roofline: {e}"))?;
+    let bytes = roof.read_per_motion + roof.written_per_motion;
     for &n in sizes {
         let frames = if n >= 1_000_000 { 15 } else { 60 };
         let m = workload::run(&engine, n, frames, |_| {}).map_err(|e| format!("N = {n}: {e}"))?;
@@ -160,7 +165,19 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
             return Err(format!("N = {n}: {e}"));
         }
         let pass_us = m.engine.gpu.map(us);
+        let bounds: Vec<Value> = (roofline::GPUS.iter())
+            .map(|&(gpu, bandwidth)| {
+                let bound_us = bytes * n as f64 / bandwidth * 1e6;
+                json!({
+                    "gpu": gpu,
+                    "bound_us": bound_us,
+                    "pass_over_bound": pass_us.map(|p| p / bound_us),
+                })
+            })
+            .collect();
         rows.push(json!({
+            "bytes_per_motion": bytes,
+            "bandwidth_bounds": bounds,
             "n": n,
             "wall_us": us(m.engine.wall),
             "cpu_us": us(m.engine.cpu),
@@ -171,12 +188,14 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
             "create_ns_per_motion": m.create_ns,
             "frames": m.engine.frames,
         }));
+        let h100_us = bytes * n as f64 / roofline::GPUS[0].1 * 1e6;
         lines.push(format!(
-            "N={n}: wall {:.0} us, cpu {:.0} us, pass {}, floor {:.0} us",
+            "N={n}: wall {:.0} us, cpu {:.0} us, pass {}, floor {:.0} us, H100 bound {h100_us:.1} us{}",
             us(m.engine.wall),
             us(m.engine.cpu),
             pass_us.map_or("n/a".to_owned(), |p| format!("{p:.0} us")),
-            us(m.floor.wall)
+            us(m.floor.wall),
+            pass_us.map_or(String::new(), |p| format!(" (pass {:.1}x)", p / h100_us)),
         ));
     }
     Ok((

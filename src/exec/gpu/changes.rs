@@ -55,6 +55,11 @@ impl RowChanges {
         stats.moved_rows += self.moves.len() as u32;
     }
 
+    /// The rows the collected changes write: every move's destination and every upload.
+    pub fn changed_rows(&self) -> impl Iterator<Item = u32> + '_ {
+        (self.moves.iter().map(|m| m[0])).chain(self.uploads.iter().copied())
+    }
+
     /// Keeps the staging of the first `pages` pages.
     pub fn truncate(&mut self, pages: usize) {
         self.staging.truncate(pages);

@@ -1,4 +1,5 @@
-//! The evaluate pass: one dispatch per page of the table (see `table.rs`).
+//! The evaluate pass: per page of the table (see `table.rs`), one dispatch per run of rows
+//! of one shape class, each with the pipeline variant its rows need (`variants.rs`).
 //!
 //! On a table of one page a sequence child finds its clock by walking its ancestors' rows
 //! (`child_clock` in `shaders/evaluate.wgsl`). Past one page an ancestor may sit in another
@@ -20,13 +21,14 @@ use super::layout::{fold_dispatch, GpuFrame};
 use super::stats::GpuUpdateStats;
 use super::table::GpuTable;
 use super::timing::PassTimer;
+use super::variants::GENERAL;
 use crate::error::GpuError;
 
 /// The generations of the table, header and curve keys a set of bind groups was made for.
 type Key = (u64, u64, u64);
 
-/// The evaluate pass's bind groups: per page one for the main pass and, past one page, one
-/// for the child rounds (their own `Frame`s).
+/// The evaluate pass's bind groups: one per page, its `Frame` (per run, and for the child
+/// rounds) chosen by dynamic offset.
 pub(super) struct EvaluatePass {
     groups: Vec<wgpu::BindGroup>,
     key: Option<Key>,
@@ -63,15 +65,13 @@ impl EvaluatePass {
         stats: &mut GpuUpdateStats,
     ) -> Result<(), GpuError> {
         self.make_groups(gpu, table, header, curve_keys)?;
-        let pages = table.pages().len();
         let mut timer = timer;
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: super::transient_label("wgpu-tween evaluate"),
                 timestamp_writes: timer.as_deref_mut().and_then(PassTimer::begin),
             });
-            pass.set_pipeline(&gpu.pipelines.evaluate);
-            self.dispatch(&mut pass, gpu, table, &self.groups[..pages], stats);
+            self.dispatch_runs(&mut pass, gpu, table, header, stats);
         }
         if let Some(timer) = timer {
             timer.resolve(encoder);
@@ -95,30 +95,59 @@ impl EvaluatePass {
                 label: super::transient_label("wgpu-tween evaluate children"),
                 timestamp_writes: None,
             });
-            pass.set_pipeline(&gpu.pipelines.evaluate);
-            self.dispatch(&mut pass, gpu, table, &self.groups[pages..], stats);
+            pass.set_pipeline(&gpu.pipelines.evaluate[GENERAL]);
+            for (p, (_, count, _)) in table.spans().enumerate() {
+                self.dispatch(&mut pass, gpu, (p, header.child_frame(p)), count, stats);
+            }
         }
         Ok(())
     }
 
-    /// One dispatch per page holding rows.
-    fn dispatch(
+    /// Per page, one dispatch per class run holding rows, with the run's variant.
+    fn dispatch_runs(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
         gpu: Gpu<'_>,
         table: &GpuTable,
-        groups: &[wgpu::BindGroup],
+        header: &FrameHeader,
         stats: &mut GpuUpdateStats,
     ) {
-        for ((_, count, _), group) in table.spans().zip(groups) {
-            if count > 0 {
-                pass.set_bind_group(0, group, &[]);
-                let (x, y) = fold_dispatch(count, EVALUATE_GROUP, gpu.limits.max_per_axis);
-                pass.dispatch_workgroups(x, y, 1);
-                stats.evaluate_dispatches += 1;
-                stats.dispatches += 1;
+        let mut bound = None;
+        for p in 0..table.pages().len() {
+            for (class, (_, count)) in table.runs_in_page(p).enumerate() {
+                if count == 0 {
+                    continue;
+                }
+                let variant = table.run_needs(class).variant(class);
+                if bound != Some(variant) {
+                    pass.set_pipeline(&gpu.pipelines.evaluate[variant]);
+                    bound = Some(variant);
+                }
+                if variant == GENERAL {
+                    stats.general_rows += count;
+                }
+                self.dispatch(pass, gpu, (p, header.frame(p, class)), count, stats);
             }
         }
+    }
+
+    /// One dispatch of `count` rows of page `page`, its `Frame` at `frame` in the header.
+    fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        gpu: Gpu<'_>,
+        (page, frame): (usize, u64),
+        count: u32,
+        stats: &mut GpuUpdateStats,
+    ) {
+        if count == 0 {
+            return;
+        }
+        pass.set_bind_group(0, &self.groups[page], &[frame as u32]);
+        let (x, y) = fold_dispatch(count, EVALUATE_GROUP, gpu.limits.max_per_axis);
+        pass.dispatch_workgroups(x, y, 1);
+        stats.evaluate_dispatches += 1;
+        stats.dispatches += 1;
     }
 
     /// Makes the bind groups, if stale.
@@ -140,26 +169,12 @@ impl EvaluatePass {
         let Some(keys) = curve_keys.buffer() else {
             return Err(GpuError::Validation("no curve key buffer".into()));
         };
-        let pages = table.pages().len();
-        let wanted = if pages > 1 { 2 * pages } else { pages };
         let values = table.sequence_values().unwrap_or(&self.values_placeholder);
         let clocks = header.group_clocks();
-        self.groups = (0..wanted)
-            .map(|slot| {
-                let p = slot % pages;
-                let page = &table.pages()[p];
-                let frame = if slot < pages {
-                    header.frame(p)
-                } else {
-                    header.child_frame(p)
-                };
+        self.groups = (table.pages().iter())
+            .map(|page| {
                 let entries = [
-                    range(
-                        0,
-                        header.buffer(),
-                        frame,
-                        Some(size_of::<GpuFrame>() as u64),
-                    ),
+                    range(0, header.buffer(), 0, Some(size_of::<GpuFrame>() as u64)),
                     whole(1, &page.rows),
                     whole(2, &page.lanes),
                     whole(3, &page.outputs),

@@ -1,7 +1,8 @@
 //! The frame header: one uniform/storage buffer written once per frame with everything the
-//! frame's passes read besides the table: per page the evaluate pass's `Frame` (clocks, row
-//! count, lane stride), the `Frame` of a paged table's child rounds and the gather pass's
-//! params (each in its own 256-byte slot, bound at fixed offsets), then the gather list
+//! frame's passes read besides the table: per page the evaluate pass's `Frame` of each run
+//! of rows (clocks, the run's rows, lane stride), the `Frame` of a paged table's child
+//! rounds and the gather pass's params (each in its own 256-byte slot, bound at dynamic or
+//! fixed offsets), then the gather list
 //! (the rows whose values are read back), then the groups' clocks (the clock table after the
 //! three time kinds, which the `Frame` holds; written only while there are groups).
 //!
@@ -16,6 +17,7 @@ use super::layout::{
 };
 use super::table::GpuTable;
 use crate::error::GpuError;
+use crate::table::rows::CLASSES;
 
 /// The frame header buffer, its layout and the bytes it is written from.
 pub(super) struct FrameHeader {
@@ -52,19 +54,20 @@ impl FrameHeader {
         self.generation
     }
 
-    /// Offset of page `page`'s evaluate `Frame` (main pass).
-    pub fn frame(&self, page: usize) -> u64 {
-        page as u64 * ALIGN
+    /// Offset of the evaluate `Frame` of page `page`'s run of class `class` (main pass).
+    pub fn frame(&self, page: usize, class: usize) -> u64 {
+        (page * FRAMES_PER_PAGE + class) as u64 * ALIGN
     }
 
-    /// Offset of page `page`'s evaluate `Frame` for a paged table's child rounds.
+    /// Offset of page `page`'s evaluate `Frame` for a paged table's child rounds (the
+    /// whole page).
     pub fn child_frame(&self, page: usize) -> u64 {
-        (u64::from(self.pages) + page as u64) * ALIGN
+        self.frame(page, CLASSES)
     }
 
     /// Offset of page `page`'s `GatherParams`.
     pub fn gather(&self, page: usize) -> u64 {
-        (2 * u64::from(self.pages) + page as u64) * ALIGN
+        (u64::from(self.pages) * FRAMES_PER_PAGE as u64 + page as u64) * ALIGN
     }
 
     /// Offset of the gather list.
@@ -127,21 +130,23 @@ impl FrameHeader {
             CHILD_WALK
         };
         for (p, (base, count, stride)) in table.spans().enumerate() {
-            let frame = GpuFrame {
+            let frame = |(row_first, row_count): (u32, u32), child_mode: u32| GpuFrame {
                 world_hi: [w[0][0], w[1][0], w[2][0], 0.0],
                 world_mid: [w[0][1], w[1][1], w[2][1], 0.0],
                 world_lo: [w[0][2], w[1][2], w[2][2], 0.0],
-                row_count: count,
+                row_count,
                 lane_stride: stride,
-                groups_x: fold_dispatch(count, EVALUATE_GROUP, limits.max_per_axis).0,
+                groups_x: fold_dispatch(row_count, EVALUATE_GROUP, limits.max_per_axis).0,
                 opaque_zero: 0,
                 child_mode,
+                row_first,
                 ..GpuFrame::default()
             };
-            let child_frame = GpuFrame {
-                child_mode: CHILD_FROM_VALUES,
-                ..frame
-            };
+            for (class, run) in table.runs_in_page(p).enumerate() {
+                let offset = self.frame(p, class);
+                put(&mut self.bytes, offset, &frame(run, child_mode));
+            }
+            let child_frame = frame((0, count), CHILD_FROM_VALUES);
             let gather = GatherParams {
                 count: gather_count,
                 lane_stride: stride,
@@ -150,10 +155,9 @@ impl FrameHeader {
                 row_end: base + count,
                 ..GatherParams::default()
             };
-            let offsets = (self.frame(p), self.child_frame(p), self.gather(p));
-            put(&mut self.bytes, offsets.0, &frame);
-            put(&mut self.bytes, offsets.1, &child_frame);
-            put(&mut self.bytes, offsets.2, &gather);
+            let offsets = (self.child_frame(p), self.gather(p));
+            put(&mut self.bytes, offsets.0, &child_frame);
+            put(&mut self.bytes, offsets.1, &gather);
         }
         self.bytes[list..].copy_from_slice(bytemuck::cast_slice(bound_rows));
         ctx.queue().write_buffer(&self.buffer, 0, &self.bytes);
@@ -182,8 +186,11 @@ impl FrameHeader {
     }
 }
 
+/// Header slots per page: a `Frame` per class run, one for the child rounds.
+const FRAMES_PER_PAGE: usize = CLASSES + 1;
+
 fn list_offset(pages: u32) -> u64 {
-    3 * u64::from(pages) * ALIGN
+    (FRAMES_PER_PAGE as u64 + 1) * u64::from(pages) * ALIGN
 }
 
 /// Bytes of the header's gather list for `capacity` rows (room for 64 at least).

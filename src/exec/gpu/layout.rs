@@ -15,7 +15,7 @@ pub struct GpuFrame {
     pub world_mid: [f32; 4],
     /// Low parts of the world times.
     pub world_lo: [f32; 4],
-    /// Rows to evaluate.
+    /// Rows to evaluate (from `row_first`).
     pub row_count: u32,
     /// Capacity of each lane section in the lane and output buffers.
     pub lane_stride: u32,
@@ -28,8 +28,9 @@ pub struct GpuFrame {
     /// How sequence children get their clocks: [`CHILD_WALK`], [`CHILD_SKIP`] or
     /// [`CHILD_FROM_VALUES`].
     pub child_mode: u32,
-    /// Padding.
-    pub _pad0: u32,
+    /// First row of the dispatch's run within the page (each run of rows is a dispatch of
+    /// its own pipeline variant).
+    pub row_first: u32,
     /// Padding.
     pub _pad1: u32,
     /// Padding.

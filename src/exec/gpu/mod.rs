@@ -22,6 +22,7 @@ mod stats;
 mod table;
 pub(crate) mod targets;
 mod timing;
+mod variants;
 
 pub use crate::error::GpuError;
 pub use context::GpuContext;

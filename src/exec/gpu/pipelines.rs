@@ -7,11 +7,12 @@ use super::shaders::{
     ShaderModule, APPLY_MODULE, EVALUATE_MODULE, GATHER_MODULE, PROBE_MODULE, SCATTER_MODULE,
     SCATTER_PACKED_MODULE,
 };
+use super::variants::VARIANTS;
 
 pub(crate) struct Pipelines {
-    /// The evaluate pass: one pipeline for every kind of row (the WGSL branches on the row's
-    /// ease, adapter and flags).
-    pub evaluate: wgpu::ComputePipeline,
+    /// The evaluate pass: one pipeline per entry of [`VARIANTS`] (the kernel specialised
+    /// by its override constants).
+    pub evaluate: Vec<wgpu::ComputePipeline>,
     pub evaluate_layout: wgpu::BindGroupLayout,
     pub apply: wgpu::ComputePipeline,
     pub apply_layout: wgpu::BindGroupLayout,
@@ -67,10 +68,25 @@ fn pipeline(
     module: &ShaderModule,
     layout: &wgpu::BindGroupLayout,
 ) -> wgpu::ComputePipeline {
-    let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+    let shader = shader(device, module);
+    pipeline_with(device, module, &shader, layout, &[])
+}
+
+fn shader(device: &wgpu::Device, module: &ShaderModule) -> wgpu::ShaderModule {
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(module.label),
         source: wgpu::ShaderSource::Wgsl(module.source().into()),
-    });
+    })
+}
+
+/// A pipeline of `module`'s entry point with its override `constants`.
+fn pipeline_with(
+    device: &wgpu::Device,
+    module: &ShaderModule,
+    shader: &wgpu::ShaderModule,
+    layout: &wgpu::BindGroupLayout,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some(module.label),
         bind_group_layouts: &[Some(layout)],
@@ -79,9 +95,12 @@ fn pipeline(
     device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(module.label),
         layout: Some(&pipeline_layout),
-        module: &shader,
+        module: shader,
         entry_point: Some(module.entry_point),
-        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
         cache: None,
     })
 }
@@ -89,13 +108,36 @@ fn pipeline(
 impl Pipelines {
     pub fn new(device: &wgpu::Device) -> Self {
         use Slot::*;
-        // 5: the curve key table; 6: the sequence values of a paged table; 7: the groups'
-        // clocks.
+        // 0: the `Frame` of a dispatch (one per run of rows); 5: the curve key table; 6: the
+        // sequence values of a paged table; 7: the groups' clocks.
         let evaluate_layout = layout(
             device,
             "wgpu-tween evaluate",
-            &[Uniform, Read, Read, ReadWrite, Read, Read, Read, Read],
+            &[
+                DynamicUniform,
+                Read,
+                Read,
+                ReadWrite,
+                Read,
+                Read,
+                Read,
+                Read,
+            ],
         );
+        let evaluate_shader = shader(device, &EVALUATE_MODULE);
+        let evaluate = VARIANTS
+            .iter()
+            .map(|variant| {
+                let constants = variant.constants();
+                pipeline_with(
+                    device,
+                    &EVALUATE_MODULE,
+                    &evaluate_shader,
+                    &evaluate_layout,
+                    &constants,
+                )
+            })
+            .collect();
         let apply_layout = layout(
             device,
             "wgpu-tween apply",
@@ -122,7 +164,7 @@ impl Pipelines {
         );
         let probe_layout = layout(device, "wgpu-tween target probe", &[ReadWrite]);
         Self {
-            evaluate: pipeline(device, &EVALUATE_MODULE, &evaluate_layout),
+            evaluate,
             apply: pipeline(device, &APPLY_MODULE, &apply_layout),
             gather: pipeline(device, &GATHER_MODULE, &gather_layout),
             scatter: pipeline(device, &SCATTER_MODULE, &scatter_layout),

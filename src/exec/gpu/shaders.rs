@@ -128,6 +128,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_evaluate_variants_set_exactly_the_kernels_override_constants() {
+        let parsed = parse(&EVALUATE_MODULE);
+        let mut declared: Vec<&str> = (parsed.overrides.iter())
+            .filter_map(|(_, o)| o.name.as_deref())
+            .collect();
+        declared.sort_unstable();
+        for variant in super::super::variants::VARIANTS {
+            let mut set: Vec<&str> = variant.constants().iter().map(|c| c.0).collect();
+            set.sort_unstable();
+            assert_eq!(set, declared);
+        }
+    }
+
     /// Member offsets and total size of a WGSL struct, as naga lays it out.
     fn wgsl_layout(module: &naga::Module, name: &str) -> (Vec<(String, u32)>, u32) {
         for (_, ty) in module.types.iter() {
@@ -181,7 +195,7 @@ mod tests {
                 groups_x,
                 opaque_zero,
                 child_mode,
-                _pad0,
+                row_first,
                 _pad1,
                 _pad2
             ]

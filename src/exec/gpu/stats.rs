@@ -16,13 +16,19 @@ pub struct GpuUpdateStats {
     /// Command buffers submitted: one per update that evaluates on the GPU or fills GPU
     /// targets, none when there is nothing to evaluate.
     pub submissions: u32,
-    /// Dispatches of the evaluate pass: one per page of the table (a table of up to 2M rows
-    /// is one page), plus, on a paged table with sequences, one per page per nesting level.
+    /// Dispatches of the evaluate pass: per page of the table (a table of up to 2M rows is
+    /// one page) one per run of rows of one shape (lerps of 1, 2, 3 and 4 lanes, the other
+    /// interpolations) that holds rows, plus, on a paged table with sequences, one per page
+    /// per nesting level.
     pub evaluate_dispatches: u32,
     /// Every compute dispatch: the evaluate pass, row changes (moves, then uploads), the
     /// gather of CPU-bound values and the scatter into GPU targets (with the end values of
     /// motions completed since the last update).
     pub dispatches: u32,
+    /// Rows evaluated by the general pipeline variant, which runs every kind of row: the runs
+    /// that hold a parametric ease, an animation curve or a sequence child (the others
+    /// run code for their own shape only; 0 in a world of named eases without sequences).
+    pub general_rows: u32,
     /// Rows uploaded (new or re-anchored motions).
     pub uploaded_rows: u32,
     /// Rows moved on the GPU (a removal fills its hole with another row).
@@ -42,6 +48,7 @@ impl GpuUpdateStats {
             submissions: self.submissions + other.submissions,
             evaluate_dispatches: self.evaluate_dispatches + other.evaluate_dispatches,
             dispatches: self.dispatches + other.dispatches,
+            general_rows: self.general_rows + other.general_rows,
             uploaded_rows: self.uploaded_rows + other.uploaded_rows,
             moved_rows: self.moved_rows + other.moved_rows,
             bytes_written: self.bytes_written + other.bytes_written,

@@ -19,8 +19,9 @@
 use super::buffers::{create, Gpu, Limits};
 use super::changes::RowChanges;
 use super::stats::GpuUpdateStats;
+use super::variants::{ClassNeeds, RunShapes};
 use crate::error::GpuError;
-use crate::table::rows::Rows;
+use crate::table::rows::{Rows, CLASSES};
 
 /// Smallest row capacity of the table (less on a device whose pages are smaller).
 const MIN_ROWS: u32 = 1024;
@@ -64,6 +65,10 @@ pub(super) struct GpuTable {
     /// Rises whenever a page or the sequence values are replaced.
     generation: u64,
     changes: RowChanges,
+    /// The end of each class's run of rows, as of the last sync (`Rows::class_end`).
+    class_end: [u32; CLASSES],
+    /// What each run needs (its pipeline variant).
+    shapes: RunShapes,
 }
 
 /// The most rows a page may hold on a device: each section must fit one binding, and a
@@ -87,6 +92,8 @@ impl GpuTable {
             page_rows: page_rows(limits.max_binding, limits.max_buffer),
             generation: 0,
             changes: RowChanges::default(),
+            class_end: [0; CLASSES],
+            shapes: RunShapes::default(),
         }
     }
 
@@ -129,6 +136,26 @@ impl GpuTable {
         })
     }
 
+    /// Per class, its run's rows within page `page` as (first, count), page-relative.
+    pub fn runs_in_page(&self, page: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let base = page as u32 * self.page_rows;
+        let end = self.len.min(base.saturating_add(self.page_rows));
+        (0..CLASSES).map(move |class| {
+            let start = if class == 0 {
+                0
+            } else {
+                self.class_end[class - 1]
+            };
+            let (lo, hi) = (start.max(base), self.class_end[class].min(end));
+            (lo.saturating_sub(base), hi.saturating_sub(lo))
+        })
+    }
+
+    /// What class `class`'s run needs.
+    pub fn run_needs(&self, class: usize) -> ClassNeeds {
+        self.shapes.needs(class)
+    }
+
     /// Smallest capacity of the table on this device.
     fn min_rows(&self) -> u32 {
         MIN_ROWS.min(self.page_rows)
@@ -153,6 +180,13 @@ impl GpuTable {
         let shrink = (self.capacity > self.min_rows() && len.saturating_mul(4) <= self.capacity)
             .then(|| (self.capacity / 2).max(self.min_rows()));
         self.changes.collect(rows, self.page_rows, stats);
+        // Every row the GPU copy changes is a move's destination or an upload (counted
+        // before a shrink drops the change scratch).
+        self.shapes.resize(len);
+        for index in self.changes.changed_rows() {
+            self.shapes.set(index, &rows.rows[index as usize]);
+        }
+        self.class_end = rows.class_end;
         self.changes
             .record(gpu, &self.pages, self.page_rows, rows, encoder, stats)?;
         if let Some(wanted) = shrink {
@@ -188,6 +222,8 @@ impl GpuTable {
             self.sequence_values = None;
             self.capacity = 0;
             self.len = 0;
+            self.shapes.clear();
+            self.class_end = [0; CLASSES];
             self.generation += 1;
         }
         self.changes = RowChanges::default();
