@@ -70,7 +70,36 @@ fn tiny_run_writes_json_rows_and_a_png_plot() {
 
     let text = std::fs::read_to_string(&json).expect("JSON written");
     let report: serde_json::Value = serde_json::from_str(&text).expect("JSON parses");
-    assert_eq!(report["version"], 1);
+    assert_eq!(report["version"], 2);
+    // The roofline, by hand: an f32 motion reads its 32-byte row and one 8-byte lane pair
+    // and writes 4 bytes; Vec3 32 + 24 and 12, Quat and Color 32 + 32 and 16. The mix is
+    // 40% f32 and 20% each of the others; all-f32 is f32 alone. One run of one shape each
+    // (f32, Vec3, Color, Quat): 4 dispatches, every warp coherent, no general variant.
+    let rooflines = report["rooflines"].as_array().expect("rooflines");
+    let expected = [("Mixed", 52.8, 10.4, 4), ("AllF32", 40.0, 4.0, 1)];
+    assert_eq!(rooflines.len(), expected.len());
+    for (r, (workload, read, written, dispatches)) in rooflines.iter().zip(expected) {
+        assert_eq!(r["workload"], workload);
+        let close =
+            |key: &str, want: f64| (r[key].as_f64().unwrap_or(f64::NAN) - want).abs() < 1e-9;
+        assert!(close("read_per_motion", read), "{workload}: {r}");
+        assert!(close("written_per_motion", written), "{workload}: {r}");
+        assert!(
+            close("coherence", 1.0) && close("general_share", 0.0),
+            "{workload}: {r}"
+        );
+        assert_eq!(r["evaluate_dispatches"], dispatches, "{workload}");
+        // H100 at 1M: bytes × 1e6 / 3.35e12 s (to the nanosecond).
+        let h100 = r["bounds_us"][0][2].as_f64().unwrap_or(f64::NAN);
+        assert!(
+            (h100 - (read + written) / 3.35).abs() <= 1e-3,
+            "{workload}: {h100}"
+        );
+    }
+    assert!(
+        stdout.contains("roofline of the GPU evaluate pass"),
+        "{stdout}"
+    );
     let rows = report["rows"].as_array().expect("rows");
     let gpu = gpu_available();
     let executors: &[&str] = if gpu { &["gpu", "cpu"] } else { &["cpu"] };
