@@ -1,8 +1,10 @@
 //! The evaluate pass against the lerp floor, measured interleaved so that the load of a
 //! shared machine falls on all alike.
 //!
-//! `cargo run --release --example evaluate_ratio [-- N,N,... ROUNDS]` (default 10k, 100k, 1M
-//! and 7 rounds). Per N: the floor (`GpuLerpFloor`), a world of N looping OutQuad `f32`
+//! `cargo run --release -p wgpu-tween-bench --example evaluate_ratio [-- N,N,... ROUNDS]` (default 10k, 100k, 1M
+//! and 7 rounds). Per N: the floor (`GpuLerpFloor`), the floor plus a 32-byte row read per
+//! element (`GpuLerpFloor::with_rows`: the bytes an `f32` motion moves), a world of N looping
+//! OutQuad `f32`
 //! motions (as `benches/gpu.rs` `evaluate/*`), and a world of N/4 each of
 //! `f32`, `Vec3`, `Quat` (slerp) and `Color` (as `mixed/*`). Each round runs every
 //! configuration 3 times (one update or step, then a blocking wait); columns: median and
