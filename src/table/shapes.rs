@@ -26,6 +26,7 @@ pub(crate) fn needs_general(row: &MotionRow) -> bool {
 /// Whether `row`'s timing is plain: speed 1, no delay, no every-loop delay and a positive
 /// duration (any loop count and loop type). Variants for plain rows read neither the speed
 /// nor the delay and leave out the delay and zero-duration cases.
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))] // the GPU executor's
 #[must_use]
 #[inline]
 pub(crate) fn has_plain_timing(row: &MotionRow) -> bool {

@@ -118,6 +118,10 @@ impl RunShapes {
             self.count(self.shapes[i], false);
         }
         self.shapes.resize(len, 0);
+        // Memory follows load: at a quarter full, down to half.
+        if self.shapes.capacity() > 4096 && len < self.shapes.capacity() / 4 {
+            self.shapes.shrink_to(2 * len);
+        }
     }
 
     /// Row `index` (below the length) now holds `row`.
