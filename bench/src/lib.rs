@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod conformance;
 pub mod counters;
 pub mod dispatch;
+pub mod emitter;
 pub mod font;
 pub mod parity;
 #[cfg(feature = "peers")]

@@ -26,6 +26,7 @@ use wgpu_tween_bench::baseline::BaselineLoop;
 #[cfg(feature = "peers")]
 use wgpu_tween_bench::peers::{self, PeerReport};
 
+use wgpu_tween_bench::emitter;
 use wgpu_tween_bench::plot::{self, Series};
 use wgpu_tween_bench::report::{Report, Row, VERSION};
 use wgpu_tween_bench::roofline::{self, Roofline, Workload};
@@ -80,6 +81,29 @@ enum Command {
     /// (tween, keyframe, glissade, animato-gpu) and wgpu-tween, as markdown tables (needs the
     /// feature `peers`: `cargo run --release -p wgpu-tween-bench --features peers -- peers`).
     Peers(PeersOptions),
+    /// The emitter benchmark: a particle emitter's steady state (spawn a batch a frame,
+    /// each particle living a fixed number of frames, values into a host array read every
+    /// frame) in wgpu-tween and in a hand-written `Vec`, ns per particle's whole life.
+    Emitter(EmitterOptions),
+}
+
+#[derive(Debug, Args)]
+struct EmitterOptions {
+    /// Particles spawned per frame, comma-separated (`k`/`m` suffixes allowed).
+    #[arg(long, value_delimiter = ',', value_parser = parse_count,
+          default_values_t = [1_000usize, 10_000, 100_000])]
+    spawn: Vec<usize>,
+    /// Frames each particle lives, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [10u16, 120],
+          value_parser = clap::value_parser!(u16).range(1..))]
+    life: Vec<u16>,
+    /// wgpu-tween's CPU executor threads, comma-separated (the floor runs on one).
+    #[arg(long, value_delimiter = ',', default_values_t = [1u16, 2],
+          value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Vec<u16>,
+    /// Seconds measured per configuration and contender (after the warm-up).
+    #[arg(long, default_value_t = 0.5)]
+    secs: f64,
 }
 
 #[derive(Debug, Args)]
@@ -501,6 +525,42 @@ fn print_rooflines(rows: &[Row]) -> Result<Vec<Roofline>, Box<dyn Error>> {
     Ok(out)
 }
 
+fn run_emitter(options: &EmitterOptions) -> Result<(), Box<dyn Error>> {
+    if !(options.secs.is_finite() && options.secs >= 0.0) {
+        return Err(format!("--secs must be a duration in seconds, not {}", options.secs).into());
+    }
+    println!(
+        "emitter: each frame (1/60 s) spawns N f32 particles, OutQuad 0 → i, each living L \
+         frames, values into a ring of N·L read every frame; ns per particle = wall time of \
+         a frame (spawn, update, read) / N, steady state; the floor: a hand-written Vec with \
+         swap-remove on one thread"
+    );
+    println!();
+    println!(
+        "{:>8} {:>5} {:>8} {:>10} {:>16} {:>12} {:>7}",
+        "N/frame", "L", "threads", "live", "wgpu-tween ns/p", "floor ns/p", "ratio"
+    );
+    for &spawn in &options.spawn {
+        for &life in &options.life {
+            for &threads in &options.threads {
+                let (life, threads) = (usize::from(life), usize::from(threads));
+                let cell = emitter::run_cell(spawn, life, threads, options.secs)?;
+                println!(
+                    "{:>8} {:>5} {:>8} {:>10} {:>16.1} {:>12.1} {:>7.2}",
+                    cell.spawn,
+                    cell.life,
+                    cell.threads,
+                    cell.live,
+                    cell.ours_ns,
+                    cell.floor_ns,
+                    cell.ratio()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(not(feature = "peers"))]
 fn run_peers(_: &PeersOptions) -> Result<(), Box<dyn Error>> {
     Err("this binary was built without the peer crates: run \
@@ -570,6 +630,7 @@ fn main() -> ExitCode {
     let mut options = Options::parse();
     let result = match options.command.take() {
         Some(Command::Peers(peers)) => run_peers(&peers),
+        Some(Command::Emitter(emitter)) => run_emitter(&emitter),
         None => run(options),
     };
     match result {

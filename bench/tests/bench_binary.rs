@@ -371,3 +371,40 @@ fn top_level_options_do_not_combine_with_peers() {
     let output = run(&["peers", "--motions", "0"]);
     assert_eq!(output.status.code(), Some(2), "a usage error");
 }
+
+#[test]
+fn emitter_prints_one_row_per_configuration_with_its_floor_and_ratio() {
+    let output = run(&[
+        "emitter",
+        "--spawn",
+        "200",
+        "--life",
+        "3,5",
+        "--threads",
+        "1",
+        "--secs",
+        "0",
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|cols| cols.len() == 7 && cols[0] == "200")
+        .collect();
+    assert_eq!(rows.len(), 2, "{stdout}");
+    // After a steady frame's update, the particles of the last L − 1 frames are live.
+    for (row, life) in rows.iter().zip([3, 5]) {
+        assert_eq!(row[1], life.to_string());
+        assert_eq!(row[3], (200 * (life - 1)).to_string());
+        let [ours, floor, ratio] =
+            [row[4], row[5], row[6]].map(|v| v.parse::<f64>().expect("a number"));
+        assert!(ours > 0.0 && floor > 0.0, "{row:?}");
+        assert!(
+            (ratio - ours / floor).abs() <= 0.01 * ratio + 0.01,
+            "{row:?}"
+        );
+    }
+    let bad = run(&["emitter", "--life", "0"]);
+    assert!(!bad.status.success());
+}
