@@ -1,10 +1,10 @@
 //! wgpu-tween's lab: the benchmark binary's parts (the mixed workload and its measurement,
-//! the JSON report, the plot with its pixel font), the same-run floors it is measured
-//! against ([`baseline`]), the conformance-vector runner shared by the library's
-//! `tests/conformance.rs` and the real-GPU check (`gpu-check`), that check's parts, and the
-//! peer benchmark (`peers`, feature `peers`: the same workload in peer crates, same run),
-//! and the process
-//! counters they read ([`counters`]).
+//! the JSON report, the plot with its pixel font, the GPU pass's [`roofline`], the
+//! [`emitter`] benchmark), the same-run floors it is measured against ([`baseline`]), the
+//! conformance-vector runner shared by the library's `tests/conformance.rs` and the real-GPU
+//! check (`gpu-check`), that check's parts, the peer benchmark (`peers`, feature `peers`:
+//! the same workload in peer crates, same run), and the process counters they read
+//! ([`counters`]).
 
 #![warn(missing_docs)]
 

@@ -6,8 +6,13 @@
 //! executor, adapter name and type, N, ns per motion, CPU time per update, GPU time per
 //! pass, readback cost, and the floor measured in the same run at the same N (the
 //! hand-written loop of [`wgpu_tween_bench::baseline`] for the CPU, a trivial lerp kernel for the
-//! GPU) with the ratio. A progress bar runs on stderr; `--json` writes the results and
-//! `--plot` a PNG of ns per motion against N.
+//! GPU) with the ratio, then the roofline of the GPU evaluate pass per workload
+//! ([`wgpu_tween_bench::roofline`], no GPU needed). A progress bar runs on stderr; `--json`
+//! writes the results and `--plot` a PNG of ns per motion against N.
+//!
+//! `cargo run --release -- emitter [OPTIONS]` runs the emitter benchmark instead
+//! ([`wgpu_tween_bench::emitter`]): a particle's whole life in wgpu-tween against a
+//! hand-written `Vec`.
 //!
 //! `cargo run --release -p wgpu-tween-bench --features peers -- peers [OPTIONS]` runs the peer
 //! benchmark instead (`wgpu_tween_bench::peers`, built with the feature `peers` only): issue
