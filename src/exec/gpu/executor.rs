@@ -6,8 +6,8 @@
 //! - [`FrameHeader`] (`header.rs`): clocks, per-page pass params and the gather list, one
 //!   `write_buffer` per frame;
 //! - [`CurveKeys`] (`curve_keys.rs`): the curve key buffer, synced by changed ranges;
-//! - [`EvaluatePass`] (`evaluate.rs`): one dispatch per page (and a paged table's child
-//!   rounds);
+//! - [`EvaluatePass`] (`evaluate.rs`): one dispatch per run of one shape per page, each
+//!   with its pipeline variant (and a paged table's child rounds);
 //! - [`Targets`] (`targets/`, owned by the world, which edits it as motions come and go):
 //!   the scatter into user buffers, with the final values of motions that ended between
 //!   frames;

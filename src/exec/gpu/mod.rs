@@ -1,5 +1,6 @@
 //! The GPU executor: the motion rows copied into storage buffers, evaluated by one WGSL
-//! compute dispatch per update (see `shaders/`).
+//! compute pass per update, a dispatch per run of rows of one shape with the pipeline
+//! variant of that shape (see `shaders/` and `variants.rs`).
 //!
 //! Attach a context with [`MotionWorld::with_gpu`](crate::MotionWorld::with_gpu); the world
 //! then picks the executor by [`Executor`](crate::Executor). Values of motions with a CPU bind

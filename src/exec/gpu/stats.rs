@@ -2,8 +2,9 @@
 
 /// What the GPU side of the last [`update`](crate::MotionWorld::update) recorded, from
 /// [`WorldGpu::update_stats`](crate::WorldGpu::update_stats): for profiling
-/// overlays, and to check the executor's promises (one evaluate dispatch per page of the
-/// table whatever the mix of value types, nothing submitted by a world with no motions).
+/// overlays, and to check the executor's promises (one evaluate dispatch per run of one
+/// shape per page of the table, the general pipeline variant only for runs that need it,
+/// nothing submitted by a world with no motions).
 ///
 /// Counted as the commands are recorded, from the start of the update (settling the
 /// commands queued before it included); the GPU's own timing is
