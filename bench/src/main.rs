@@ -516,7 +516,7 @@ fn print_rooflines(rows: &[Row]) -> Result<Vec<Roofline>, Box<dyn Error>> {
         .max_by_key(|r| r.n);
     match measured.and_then(|r| Some((r, r.gpu_pass_us?))) {
         Some((r, pass)) => {
-            let bound = mixed.bounds_us[0].2 * r.n as f64 / roofline::BOUND_MOTIONS[0] as f64;
+            let bound = mixed.bound_us(r.n as u64, roofline::GPUS[0].1);
             println!(
                 "measured: the mixed pass at N = {} on {} took {pass:.1} µs, {:.1}× the H100 \
                  bound of {bound:.1} µs",

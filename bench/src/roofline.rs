@@ -4,8 +4,6 @@
 //! executor recording on wgpu's `noop` device, which executes nothing), and from the bytes
 //! the least time of one pass at a GPU's memory bandwidth.
 
-use std::time::Duration;
-
 use serde::Serialize;
 use wgpu_tween::gpu::GpuContext;
 use wgpu_tween::{Ease, EvaluateProfile, Executor, LoopType, Motion, MotionWorld};
@@ -119,16 +117,7 @@ pub fn measure(workload: Workload) -> Result<Roofline, Box<dyn std::error::Error
         .ok_or("no GPU stats on the noop device")?;
     let profile: EvaluateProfile = world.evaluate_profile();
     let rows = profile.rows.max(1) as f64;
-    let bounds_us = GPUS
-        .iter()
-        .flat_map(|&(gpu, bandwidth)| {
-            BOUND_MOTIONS.iter().map(move |&n| {
-                let bound: Duration = profile.bandwidth_bound(n, bandwidth);
-                (gpu.to_string(), n, bound.as_secs_f64() * 1e6)
-            })
-        })
-        .collect();
-    Ok(Roofline {
+    let mut roofline = Roofline {
         workload,
         read_per_motion: profile.bytes_read as f64 / rows,
         written_per_motion: profile.bytes_written as f64 / rows,
@@ -137,8 +126,27 @@ pub fn measure(workload: Workload) -> Result<Roofline, Box<dyn std::error::Error
         evaluate_dispatches: steady.evaluate_dispatches,
         dispatches: steady.dispatches,
         uploaded_bytes: steady.bytes_written,
-        bounds_us,
-    })
+        bounds_us: Vec::new(),
+    };
+    roofline.bounds_us = (GPUS.iter())
+        .flat_map(|&(gpu, bandwidth)| {
+            let r = &roofline;
+            BOUND_MOTIONS
+                .iter()
+                .map(move |&n| (gpu.to_string(), n, r.bound_us(n, bandwidth)))
+        })
+        .collect();
+    Ok(roofline)
+}
+
+impl Roofline {
+    /// The least time of one pass over `motions` motions of this workload on memory of
+    /// `bytes_per_second`, µs (its bytes per motion moved at that bandwidth).
+    #[must_use]
+    pub fn bound_us(&self, motions: u64, bytes_per_second: f64) -> f64 {
+        let bytes = (self.read_per_motion + self.written_per_motion) * motions as f64;
+        bytes / bytes_per_second * 1e6
+    }
 }
 
 /// The table header of [`format_row`].

@@ -157,7 +157,6 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
     let us = |d: std::time::Duration| d.as_secs_f64() * 1e6;
     // The roofline: the mixed pass's bytes per motion, and the bound at each GPU's bandwidth.
     let roof = roofline::measure(Workload::Mixed).map_err(|e| format!("roofline: {e}"))?;
-    let bytes = roof.read_per_motion + roof.written_per_motion;
     for &n in sizes {
         let frames = if n >= 1_000_000 { 15 } else { 60 };
         let m = workload::run(&engine, n, frames, |_| {}).map_err(|e| format!("N = {n}: {e}"))?;
@@ -167,7 +166,7 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
         let pass_us = m.engine.gpu.map(us);
         let bounds: Vec<Value> = (roofline::GPUS.iter())
             .map(|&(gpu, bandwidth)| {
-                let bound_us = bytes * n as f64 / bandwidth * 1e6;
+                let bound_us = roof.bound_us(n as u64, bandwidth);
                 json!({
                     "gpu": gpu,
                     "bound_us": bound_us,
@@ -176,7 +175,7 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
             })
             .collect();
         rows.push(json!({
-            "bytes_per_motion": bytes,
+            "bytes_per_motion": roof.read_per_motion + roof.written_per_motion,
             "bandwidth_bounds": bounds,
             "n": n,
             "wall_us": us(m.engine.wall),
@@ -188,7 +187,7 @@ fn benchmark(ctx: &GpuContext, sizes: &[usize]) -> Result<(Value, String), Strin
             "create_ns_per_motion": m.create_ns,
             "frames": m.engine.frames,
         }));
-        let h100_us = bytes * n as f64 / roofline::GPUS[0].1 * 1e6;
+        let h100_us = roof.bound_us(n as u64, roofline::GPUS[0].1);
         lines.push(format!(
             "N={n}: wall {:.0} us, cpu {:.0} us, pass {}, floor {:.0} us, H100 bound {h100_us:.1} us{}",
             us(m.engine.wall),
