@@ -1,0 +1,1 @@
+//! wgpu-tween in the browser (placeholder; the swarm lands here).
