@@ -138,6 +138,9 @@ impl GpuContext {
             flag.store(true, Ordering::Release);
             on_lost(reason, message);
         });
+        // wgpu's handles are not `Send` on the web, which has one thread: the `Arc` there is
+        // for the same type as elsewhere, not for sharing across threads.
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         Self {
             inner: Arc::new(Shared {
                 device,
@@ -204,6 +207,7 @@ impl GpuContext {
         if let Some(p) = cached.as_ref() {
             return Ok(Arc::clone(p));
         }
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device))?);
         *cached = Some(Arc::clone(&built));
         Ok(built)
