@@ -7,9 +7,27 @@
 // other constants for their In curve: c2, and c5 with phase 11.125.) So one evaluation of one
 // In curve serves all 31. The In curves are computed side by side and selected, not branched
 // to: a switch over the eases costs every case on SIMD-per-lane implementations (lavapipe
-// runs every case, masked, for every motion), while this costs one sin, one exp2 and one
+// runs every case, masked, for every motion), while this costs one sine, one exp2 and one
 // sqrt. The results equal the CPU's formulas up to f32 rounding (a few ulps; the powers are
 // bit-identical).
+
+// sin(x), the CPU executor's `sin_fast` (src/eval/adapters.rs: keep in sync, operation for
+// operation) so that both executors agree on every adapter: WGSL lets the built-in sin be off
+// by 2^-11, and SwiftShader (the browser's software adapter) is, by 6e-5 at small angles,
+// while eases, elastics, punches and slerps must match to 1e-5. The nearest multiple k of π
+// is taken off in two parts (k·PI_HI exact), then a degree-11 Taylor polynomial on
+// [−π/2, π/2] (within 3e-7 of sin up to |x| = 4096), its sign flipped for odd k; further
+// out, the built-in sin, as the CPU's `f32::sin`.
+fn sine(x: f32) -> f32 {
+    // The constants are the CPU's f32s, written out exactly.
+    let k = round(x * 0.31830987334251404); // 1/π
+    let r = (x - k * 3.140625) - k * 0.0009676535846665502;
+    let r2 = r * r;
+    let s = r * (1.0 + r2 * (-0.1666666716337204 + r2 * (0.008333333767950535 + r2 * (-0.00019841270113829523
+        + r2 * (2.7557318844628753e-6 + r2 * -2.5052107943679403e-8)))));
+    let reduced = select(s, -s, (i32(k) & 1) == 1);
+    return select(sin(x), reduced, abs(x) <= 4096.0);
+}
 
 const PI: f32 = 3.14159265358979;
 const BACK_C1: f32 = 1.70158;
@@ -65,7 +83,7 @@ fn ease_in(family: u32, u: f32, in_out: bool) -> f32 {
     let e = exp2(10.0 * u - 10.0);
     let phase = select(10.75, 11.125, in_out);
     let frequency = select(ELASTIC_C4, ELASTIC_C5, in_out);
-    let s = sin(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
+    let s = sine(select((u * 10.0 - phase) * frequency, ((1.0 - u) * PI) / 2.0, family == FAMILY_SINE));
     y = select(y, 1.0 - s, family == FAMILY_SINE);
     y = select(y, e, family == FAMILY_EXPO);
     y = select(y, 1.0 - sqrt(max(1.0 - u2, 0.0)), family == FAMILY_CIRC);
@@ -131,7 +149,7 @@ fn parametric_ease(id: u32, p: vec4<f32>, x: f32) -> f32 {
     u = select(u, select(2.0 - 2.0 * x, 2.0 * x, lower), mode == MODE_IN_OUT);
     var y: f32;
     if elastic {
-        y = -p.x * exp2(10.0 * u - 10.0) * sin((u - 1.0 - p.z) * p.y);
+        y = -p.x * exp2(10.0 * u - 10.0) * sine((u - 1.0 - p.z) * p.y);
     } else {
         y = u * u * ((p.x + 1.0) * u - p.x);
     }

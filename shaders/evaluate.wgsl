@@ -67,16 +67,16 @@ fn world_time(clock: u32) -> vec3<f32> {
 // stored the angle theta between them), normalized. Slerp's weights are
 // sin((1 - p) * theta) * s and sin(p * theta) * s with s = 1 / sin(theta); angles up to 1e-6
 // (QUAT_MIN_ANGLE in src/value.rs) take the lerp weights. Kept operation for operation equal
-// to `quat_interpolate` in src/value.rs (which evaluates sin by a polynomial), but for the
-// normalization of slerp results: the CPU's sin is accurate to an ulp, so it takes one Newton
-// step from 1; this `sin` may be less precise, so the GPU normalizes in full.
+// to `quat_interpolate` in src/value.rs (whose `sin_fast` is `sine` here), but for the
+// normalization of slerp results: the CPU takes one Newton step from 1, the GPU normalizes in
+// full (its divisions and square roots may be less precise).
 fn quat_interpolate(a: vec4<f32>, b: vec4<f32>, p: f32, slerp: bool, theta: f32) -> vec4<f32> {
     var wa = 1.0 - p;
     var wb = p;
     if slerp && theta > 1e-6 {
-        let s = 1.0 / sin(theta);
-        wa = sin((1.0 - p) * theta) * s;
-        wb = sin(p * theta) * s;
+        let s = 1.0 / sine(theta);
+        wa = sine((1.0 - p) * theta) * s;
+        wb = sine(p * theta) * s;
     }
     let r = a * wa + b * wb;
     let len2 = r.x * r.x + r.y * r.y + r.z * r.z + r.w * r.w;
@@ -193,7 +193,7 @@ fn evaluate(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     if vibrate {
         // (from, strength) per lane; lane 3 holds (f, k). `vibrate` in src/value.rs.
-        var scale = exp(-b.w * p) * sin(PI * a.w * p);
+        var scale = exp(-b.w * p) * sine(PI * a.w * p);
         scale = select(scale, 0.0, p == 0.0 || p == 1.0);
         var noise = vec4<f32>(1.0);
         if adapter == ADAPTER_SHAKE {

@@ -61,7 +61,9 @@ fn eases_match_vectors() {
         cases.len()
     );
     let mut failures = runner::ease_function_failures(&data);
-    failures.extend(on_every_executor(&data, runner::ease_failures));
+    failures.extend(on_every_executor(&data, |world, data| {
+        runner::ready(runner::ease_failures(world, data))
+    }));
     report(&failures, "ease");
 }
 
@@ -72,7 +74,9 @@ fn curves_match_vectors() {
     let data = load("curves.json");
     assert!(!runner::cases(&data).is_empty(), "no curve cases");
     let mut failures = runner::curve_function_failures(&data);
-    failures.extend(on_every_executor(&data, runner::curve_failures));
+    failures.extend(on_every_executor(&data, |world, data| {
+        runner::ready(runner::curve_failures(world, data))
+    }));
     report(&failures, "curve");
 }
 
@@ -82,7 +86,12 @@ fn curves_match_vectors() {
 fn punch_matches_vectors() {
     let data = load("punch.json");
     assert!(!runner::cases(&data).is_empty(), "no punch cases");
-    report(&on_every_executor(&data, runner::punch_failures), "punch");
+    report(
+        &on_every_executor(&data, |world, data| {
+            runner::ready(runner::punch_failures(world, data))
+        }),
+        "punch",
+    );
 }
 
 #[test]
@@ -91,7 +100,7 @@ fn motions_match_vectors() {
     let total = runner::cases(&data).len();
     for exec in common::executors() {
         let executor = exec.name();
-        let failures = runner::motion_failures(&|| exec.world(), &data);
+        let failures = runner::ready(runner::motion_failures(&|| exec.world(), &data));
         for line in &failures {
             println!("FAIL [{executor}] {line}");
         }

@@ -2,8 +2,15 @@
 //! `punch.json`, `motions.json`, schema in `tests/conformance/vectors/README.md`) through
 //! worlds from a caller's constructor, returning one line per failing case (its first
 //! differing sample or frame). Shared by the library's `tests/conformance.rs` (which includes
-//! this file) and the real-GPU check (`gpu-check`). A malformed file panics.
+//! this file), the real-GPU check (`gpu-check`) and the browser tests (`web/tests`). A
+//! malformed file panics.
+//!
+//! The runner is async: each update is [`MotionWorld::update_async`], which the browser's
+//! GPU executor awaits (it cannot block). Natively every update is ready at once, and
+//! [`ready`] runs a runner function to its end.
 
+use std::future::Future;
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -29,7 +36,19 @@ pub fn parse(text: &str, what: &str) -> Result<Value, String> {
     Ok(value)
 }
 
+/// The output of a runner function where updates are ready at once (natively: see the
+/// module docs). Panics if it would have to wait.
+pub fn ready<F: Future>(future: F) -> F::Output {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(output) => output,
+        std::task::Poll::Pending => panic!("a conformance run waited for the GPU off the web"),
+    }
+}
+
 /// Reads and parses `dir/name`.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn load(dir: &Path, name: &str) -> Result<Value, String> {
     let path = dir.join(name);
     let text = std::fs::read_to_string(&path)
@@ -44,20 +63,24 @@ pub fn cases(data: &Value) -> &[Value] {
 
 /// Runs one file (by its name in [`FILES`]) through worlds from `new_world`: the failure
 /// lines of every case (the ease and curve functions themselves included for those files).
-pub fn failures(name: &str, data: &Value, new_world: &dyn Fn() -> MotionWorld) -> Vec<String> {
+pub async fn failures(
+    name: &str,
+    data: &Value,
+    new_world: &dyn Fn() -> MotionWorld,
+) -> Vec<String> {
     match name {
         "eases.json" => {
             let mut out = ease_function_failures(data);
-            out.extend(ease_failures(new_world, data));
+            out.extend(ease_failures(new_world, data).await);
             out
         }
         "curves.json" => {
             let mut out = curve_function_failures(data);
-            out.extend(curve_failures(new_world, data));
+            out.extend(curve_failures(new_world, data).await);
             out
         }
-        "punch.json" => punch_failures(new_world, data),
-        "motions.json" => motion_failures(new_world, data),
+        "punch.json" => punch_failures(new_world, data).await,
+        "motions.json" => motion_failures(new_world, data).await,
         other => panic!("unknown conformance file {other}"),
     }
 }
@@ -105,8 +128,8 @@ impl Probe {
 
 /// Runs one update of `world` and returns the first mismatch of each case among `probes`
 /// (off by more than its tolerance, or NaN), `axis` naming the sampled coordinate.
-fn mismatches(world: &mut MotionWorld, probes: Vec<Probe>, axis: &str) -> Vec<String> {
-    world.update(0.0).expect("update");
+async fn mismatches(world: &mut MotionWorld, probes: Vec<Probe>, axis: &str) -> Vec<String> {
+    world.update_async(0.0).await.expect("update");
     let mut failures: Vec<String> = Vec::new();
     for probe in probes {
         let got = *probe.seen.lock().unwrap();
@@ -146,7 +169,7 @@ pub fn ease_function_failures(data: &Value) -> Vec<String> {
 
 /// Samples every ease case through a world: one frozen motion per sample (from 0 to 1 over
 /// 1 s, clock set to x), evaluated by one update; the first mismatch per case.
-pub fn ease_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
+pub async fn ease_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
     let mut world = new_world();
     let mut probes = Vec::new();
     for case in cases(data) {
@@ -158,7 +181,7 @@ pub fn ease_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<S
             probes.push(Probe::bind(&mut world, motion, name, (x, y, 1e-5)));
         }
     }
-    mismatches(&mut world, probes, "x")
+    mismatches(&mut world, probes, "x").await
 }
 
 /// A `curves.json` case's curve (default wrap modes).
@@ -215,7 +238,7 @@ pub fn curve_function_failures(data: &Value) -> Vec<String> {
 
 /// `curves.json`: each curve as the ease of a motion 0 → 1; one frozen motion per sample
 /// (clock set to x), evaluated by one update. Tolerance 1e-4.
-pub fn curve_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
+pub async fn curve_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
     let mut world = new_world();
     let mut probes = Vec::new();
     for case in cases(data) {
@@ -227,12 +250,12 @@ pub fn curve_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<
             probes.push(Probe::bind(&mut world, motion, name, (x, y, 1e-4)));
         }
     }
-    mismatches(&mut world, probes, "x")
+    mismatches(&mut world, probes, "x").await
 }
 
 /// `punch.json`: one frozen punch per sample (start → strength over 1 s, linear, clock set
 /// to the progress), evaluated by one update.
-pub fn punch_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
+pub async fn punch_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
     let mut world = new_world();
     let mut probes = Vec::new();
     for case in cases(data) {
@@ -248,19 +271,18 @@ pub fn punch_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<
             probes.push(Probe::bind(&mut world, motion, name, (p, y, tolerance)));
         }
     }
-    mismatches(&mut world, probes, "p")
+    mismatches(&mut world, probes, "p").await
 }
 
 /// `motions.json`: every case in a world of its own; `"name: why"` per failing case.
-pub fn motion_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
-    cases(data)
-        .iter()
-        .filter_map(|case| {
-            run_case(new_world, case)
-                .err()
-                .map(|why| format!("{}: {why}", case["name"].as_str().unwrap_or("?")))
-        })
-        .collect()
+pub async fn motion_failures(new_world: &dyn Fn() -> MotionWorld, data: &Value) -> Vec<String> {
+    let mut failures = Vec::new();
+    for case in cases(data) {
+        if let Err(why) = run_case(new_world, case).await {
+            failures.push(format!("{}: {why}", case["name"].as_str().unwrap_or("?")));
+        }
+    }
+    failures
 }
 
 #[derive(Default)]
@@ -280,7 +302,7 @@ fn status_name(s: MotionStatus) -> &'static str {
 }
 
 /// Runs one motion case; returns the first mismatch.
-fn run_case(new_world: &dyn Fn() -> MotionWorld, case: &Value) -> Result<(), String> {
+async fn run_case(new_world: &dyn Fn() -> MotionWorld, case: &Value) -> Result<(), String> {
     let m = &case["motion"];
     let (from, to) = (f(&m["from"]) as f32, f(&m["to"]) as f32);
     let loops = m["loops"].as_i64().expect("loops") as i32;
@@ -342,7 +364,8 @@ fn run_case(new_world: &dyn Fn() -> MotionWorld, case: &Value) -> Result<(), Str
         let op = frame.get("op").and_then(Value::as_str);
         match op {
             None => world
-                .update(f(&frame["dt"]))
+                .update_async(f(&frame["dt"]))
+                .await
                 .map_err(|e| format!("frame {i}: {e}"))?,
             Some("complete") => world
                 .complete(handle)

@@ -10,6 +10,7 @@
 use std::sync::{Arc, Mutex};
 
 use glam::{Vec2, Vec3, Vec4};
+use wgpu_tween::gpu::ReadbackMode;
 use wgpu_tween::{
     Animatable, DelayType, Ease, Executor, LoopType, Motion, MotionHandle, MotionWorld, TimeDeltas,
     TimeKind,
@@ -222,8 +223,9 @@ impl Pair {
 
 /// Runs `motions` random motions for `frames` frames of random operations and steps in a
 /// CPU world and a GPU world (executor forced) from `ctx`; panics at the first difference,
-/// returns a one-line summary.
-pub fn run_parity(
+/// returns a one-line summary. Async for the browser, whose GPU executor awaits its readback
+/// (`update_with_async`); natively it is ready when first polled.
+pub async fn run_parity(
     ctx: wgpu_tween::gpu::GpuContext,
     seed: u64,
     motions: usize,
@@ -231,6 +233,8 @@ pub fn run_parity(
 ) -> String {
     let mut gpu = MotionWorld::with_gpu(ctx).expect("GPU world");
     gpu.set_executor(Executor::Gpu).expect("GPU executor");
+    // This update's values (on the web the default is pipelined).
+    gpu.gpu_mut().set_readback_mode(ReadbackMode::Blocking);
     let mut pair = Pair {
         cpu: MotionWorld::new(),
         gpu,
@@ -294,7 +298,10 @@ pub fn run_parity(
             },
         };
         pair.cpu.update_with(deltas).expect("CPU update");
-        pair.gpu.update_with(deltas).expect("GPU update");
+        pair.gpu
+            .update_with_async(deltas)
+            .await
+            .expect("GPU update");
         pair.compare(&format!("frame {frame} update {deltas:?}"));
         assert_eq!(
             pair.cpu.len(),

@@ -23,12 +23,18 @@ fn seed(base: u64) -> u64 {
 #[test]
 fn random_motions_agree_frame_by_frame() {
     let Some(ctx) = common::gpu() else { return };
-    println!("{}", run_parity(ctx, seed(0x5eed_0001), 3000, 240));
+    println!(
+        "{}",
+        pollster::block_on(run_parity(ctx, seed(0x5eed_0001), 3000, 240))
+    );
 }
 
 #[test]
 fn every_ease_and_loop_type_agree_with_many_operations() {
     let Some(ctx) = common::gpu() else { return };
     // Fewer motions, many more operations per motion.
-    println!("{}", run_parity(ctx, seed(0x5eed_0002), 31 * 4 * 2, 600));
+    println!(
+        "{}",
+        pollster::block_on(run_parity(ctx, seed(0x5eed_0002), 31 * 4 * 2, 600))
+    );
 }

@@ -109,7 +109,7 @@ fn conformance_set(
         let data = conformance::parse(text, name)?;
         cases += conformance::cases(&data).len();
         let new_world = || gpu_world(ctx);
-        for line in conformance::failures(name, &data, &new_world) {
+        for line in conformance::ready(conformance::failures(name, &data, &new_world)) {
             failures.push(format!("{name}: {line}"));
         }
         if ctx.device().poll(wgpu::PollType::Poll).is_err() {
@@ -278,11 +278,21 @@ fn run(out: &Path, quick: bool, sets: &[PathBuf]) -> Result<bool, Box<dyn std::e
     }
     let (parity_motions, parity_frames) = if quick { (300, 60) } else { (3000, 240) };
     checks.push(check("parity: CPU vs GPU", || {
-        let line = parity::run_parity(ctx.clone(), 0x5eed_0001, parity_motions, parity_frames);
+        let line = conformance::ready(parity::run_parity(
+            ctx.clone(),
+            0x5eed_0001,
+            parity_motions,
+            parity_frames,
+        ));
         Ok((json!({ "summary": line }), line))
     }));
     checks.push(check("parity: every ease and loop type", || {
-        let line = parity::run_parity(ctx.clone(), 0x5eed_0002, 31 * 4 * 2, 600);
+        let line = conformance::ready(parity::run_parity(
+            ctx.clone(),
+            0x5eed_0002,
+            31 * 4 * 2,
+            600,
+        ));
         Ok((json!({ "summary": line }), line))
     }));
     let dispatch = if quick { 100_000 } else { 65_535 * 256 + 1 };
