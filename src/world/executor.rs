@@ -76,4 +76,8 @@ impl MotionWorld {
     pub(super) fn evaluate_rows(&mut self) {
         self.evaluate_rows_on_cpu();
     }
+
+    pub(super) async fn evaluate_rows_async(&mut self) {
+        self.evaluate_rows_on_cpu();
+    }
 }

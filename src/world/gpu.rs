@@ -30,11 +30,11 @@ impl<'a> WorldGpu<'a> {
         self.world.gpu.as_deref().map(GpuExecutor::context)
     }
 
-    /// The readback mode of the GPU executor (blocking when none is attached).
+    /// The readback mode of the GPU executor (the default when none is attached).
     #[must_use]
     pub fn readback_mode(self) -> ReadbackMode {
         self.executor()
-            .map_or(ReadbackMode::Blocking, GpuExecutor::readback_mode)
+            .map_or(ReadbackMode::default(), GpuExecutor::readback_mode)
     }
 
     /// What the GPU side of the last update recorded (submissions, dispatches, rows uploaded
@@ -232,22 +232,58 @@ impl MotionWorld {
     /// is evaluated again on a new GPU executor (the failed submission's changes are lost).
     pub(super) fn evaluate_rows(&mut self) {
         if self.use_gpu {
-            let mut result = self.evaluate_on_gpu();
-            if result.is_err() && self.drop_unusable_targets() {
-                result = self.restart_gpu().and_then(|()| self.evaluate_on_gpu());
-            }
-            match result {
-                Ok(()) => {
-                    // The readback brought the host-targeted motions' values into the
-                    // outputs.
-                    self.host_targets.fill(&self.table.rows.outputs);
-                    return;
-                }
+            match self.evaluate_on_gpu_or_retry(false) {
+                Ok(()) => return self.gpu_values_delivered(),
                 Err(error) => self.lose_gpu(error),
             }
         }
+        self.evaluate_rows_on_cpu_and_targets();
+    }
+
+    /// [`evaluate_rows`](Self::evaluate_rows) for `update_async`: in blocking mode, this
+    /// update's readback is awaited, not waited for (the web cannot wait).
+    pub(super) async fn evaluate_rows_async(&mut self) {
+        if self.use_gpu {
+            let mut result = self.evaluate_on_gpu_or_retry(true);
+            if result.is_ok() {
+                if let Some(mapped) = self
+                    .gpu
+                    .as_deref()
+                    .and_then(GpuExecutor::this_update_mapped)
+                {
+                    mapped.await;
+                }
+                result = self.deliver_awaited();
+            }
+            match result {
+                Ok(()) => return self.gpu_values_delivered(),
+                Err(error) => self.lose_gpu(error),
+            }
+        }
+        self.evaluate_rows_on_cpu_and_targets();
+    }
+
+    /// The update's GPU evaluation; after a failure caused by target buffers the device no
+    /// longer accepts, their motions lose their targets and it runs again on a new executor.
+    fn evaluate_on_gpu_or_retry(&mut self, awaited: bool) -> Result<(), GpuError> {
+        let result = self.evaluate_on_gpu(awaited);
+        if result.is_err() && self.drop_unusable_targets() {
+            return self
+                .restart_gpu()
+                .and_then(|()| self.evaluate_on_gpu(awaited));
+        }
+        result
+    }
+
+    /// The readback brought the host-targeted motions' values into the outputs.
+    fn gpu_values_delivered(&mut self) {
+        self.host_targets.fill(&self.table.rows.outputs);
+    }
+
+    /// The CPU executor's evaluation; with a device attached, targets are filled under the
+    /// CPU executor too.
+    fn evaluate_rows_on_cpu_and_targets(&mut self) {
         self.evaluate_rows_on_cpu();
-        // With a device attached, targets are filled under the CPU executor too.
         let mut result = self.fill_targets_from_cpu();
         if result.is_err() && self.drop_unusable_targets() {
             result = self.fill_targets_from_cpu();
@@ -257,8 +293,17 @@ impl MotionWorld {
         }
     }
 
-    /// One GPU evaluation of the update.
-    fn evaluate_on_gpu(&mut self) -> Result<(), GpuError> {
+    /// This update's awaited readback into the outputs (`evaluate_rows_async`).
+    fn deliver_awaited(&mut self) -> Result<(), GpuError> {
+        let Some(gpu) = self.gpu.as_deref_mut() else {
+            return Err(GpuError::NoContext);
+        };
+        let slots = &self.table.slots;
+        gpu.deliver_awaited(&mut self.table.rows, |s, v| slots.get(s, v).map(|x| x.row))
+    }
+
+    /// One GPU evaluation of the update (its readback left to be awaited when `awaited`).
+    fn evaluate_on_gpu(&mut self, awaited: bool) -> Result<(), GpuError> {
         let len = self.table.len() as u32;
         let sequence_depth = if self.gpu.as_deref().is_some_and(|gpu| gpu.may_page(len)) {
             self.sequence_depth()
@@ -292,9 +337,13 @@ impl MotionWorld {
             sequence_depth,
         };
         let slots = &self.table.slots;
-        gpu.evaluate(&mut self.table.rows, &input, &mut self.targets, |s, v| {
-            slots.get(s, v).map(|x| x.row)
-        })
+        gpu.evaluate(
+            &mut self.table.rows,
+            &input,
+            &mut self.targets,
+            |s, v| slots.get(s, v).map(|x| x.row),
+            awaited,
+        )
     }
 
     /// Writes the CPU executor's values of targeted motions into their buffers.
@@ -368,12 +417,13 @@ impl MotionWorld {
         self.use_gpu
     }
 
-    /// Whether bound values arrive an update late (GPU executor, pipelined readback).
+    /// Whether bound values arrive an update late (GPU executor, pipelined readback, or any
+    /// synchronous update on the web).
     pub(super) fn values_are_late(&self) -> bool {
         self.use_gpu
             && self
                 .gpu
                 .as_deref()
-                .is_some_and(|gpu| gpu.readback_mode() == ReadbackMode::Pipelined)
+                .is_some_and(GpuExecutor::values_are_late)
     }
 }

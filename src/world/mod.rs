@@ -284,6 +284,44 @@ impl MotionWorld {
     /// updates start at clock 0 and are first advanced here). A negative or non-finite delta
     /// is refused and leaves the world unchanged.
     pub fn update_with(&mut self, deltas: TimeDeltas) -> Result<(), UpdateError> {
+        if self.begin_update(deltas)? {
+            self.evaluate_rows();
+            self.finish_update();
+        }
+        Ok(())
+    }
+
+    /// [`update`](Self::update) that awaits the GPU instead of waiting for it: on the web
+    /// (wasm32), where nothing may block, the GPU executor's blocking readback is awaited
+    /// here, so binds get this update's values; a synchronous `update` there reads the
+    /// previous update's, as [`ReadbackMode::Pipelined`](crate::gpu::ReadbackMode) does.
+    /// Elsewhere it is `update`, ready when first polled.
+    ///
+    /// ```
+    /// # let mut world = wgpu_tween::MotionWorld::new();
+    /// # pollster::block_on(async {
+    /// world.update_async(1.0 / 60.0).await?;
+    /// # Ok::<(), wgpu_tween::UpdateError>(())
+    /// # })?;
+    /// # Ok::<(), wgpu_tween::UpdateError>(())
+    /// ```
+    pub async fn update_async(&mut self, dt: impl Into<f64>) -> Result<(), UpdateError> {
+        self.update_with_async(TimeDeltas::uniform(dt.into())).await
+    }
+
+    /// [`update_with`](Self::update_with), awaiting the GPU (see
+    /// [`update_async`](Self::update_async)).
+    pub async fn update_with_async(&mut self, deltas: TimeDeltas) -> Result<(), UpdateError> {
+        if self.begin_update(deltas)? {
+            self.evaluate_rows_async().await;
+            self.finish_update();
+        }
+        Ok(())
+    }
+
+    /// An update up to the evaluation: commands applied, clocks advanced, rows regrouped.
+    /// Returns whether there are rows to evaluate (and the update goes on).
+    fn begin_update(&mut self, deltas: TimeDeltas) -> Result<bool, UpdateError> {
         deltas.validate()?;
         self.clocks.check(deltas)?;
         self.groups.check(&self.clocks, deltas)?;
@@ -298,10 +336,15 @@ impl MotionWorld {
         self.updates += 1;
         self.outputs_current = false;
         if self.table.len() == 0 {
-            return Ok(());
+            return Ok(false);
         }
         self.regroup_rows();
-        self.evaluate_rows();
+        Ok(true)
+    }
+
+    /// An update after the evaluation: binds and callbacks run, events popped, commands
+    /// they queued applied.
+    fn finish_update(&mut self) {
         // `evaluate_rows` ends on the CPU executor when it did not run on the GPU.
         self.outputs_current = !self.on_gpu();
 
@@ -327,7 +370,6 @@ impl MotionWorld {
         // (Emptied now, so that `settle` can shrink it after a burst.)
         self.due.clear();
         self.settle();
-        Ok(())
     }
 
     /// Removes every motion at once, without calling their callbacks, and drops queued

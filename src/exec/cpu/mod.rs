@@ -62,8 +62,12 @@ pub(crate) struct CpuExecutor {
 }
 
 /// The most threads the executor uses: the machine's available parallelism, but at least 2
-/// (so that the threaded path can run, and be tested, on one core).
+/// (so that the threaded path can run, and be tested, on one core). On the web, one: wasm32
+/// has no threads.
 pub(crate) fn max_threads() -> usize {
+    if cfg!(target_arch = "wasm32") {
+        return 1;
+    }
     std::thread::available_parallelism()
         .map_or(1, usize::from)
         .max(2)

@@ -23,6 +23,10 @@ struct Shared {
     lost: Arc<AtomicBool>,
     /// Built once per context and shared by every world on it.
     pipelines: Mutex<Option<Arc<Pipelines>>>,
+    /// On the web, the first error an error scope reported after its call returned (the
+    /// browser answers scopes through promises): the next scoped call returns it.
+    #[cfg(target_arch = "wasm32")]
+    deferred: Arc<Mutex<Option<GpuError>>>,
 }
 
 impl GpuContext {
@@ -30,11 +34,16 @@ impl GpuContext {
     /// `vulkan,metal`) and `WGPU_ADAPTER_NAME` (a substring of the adapter name). Requests
     /// default limits, raising only the storage buffer sizes, clamped to the adapter, and
     /// the feature `TIMESTAMP_QUERY` where the adapter has it.
+    ///
+    /// Not on the web (wasm32), where nothing may block: use [`new_async`](Self::new_async).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn new() -> Result<Self, GpuError> {
         pollster::block_on(Self::new_async())
     }
 
-    /// [`new`](Self::new), as a future.
+    /// Creates an own device, as a future: the way in on the web (wasm32 with WebGPU, run by
+    /// `wasm_bindgen_futures::spawn_local`), and [`new`](Self::new) elsewhere. The
+    /// environment variables are read where the platform has them.
     pub async fn new_async() -> Result<Self, GpuError> {
         let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
         let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
@@ -129,6 +138,9 @@ impl GpuContext {
             flag.store(true, Ordering::Release);
             on_lost(reason, message);
         });
+        // wgpu's handles are not `Send` on the web, which has one thread: the `Arc` there is
+        // for the same type as elsewhere, not for sharing across threads.
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         Self {
             inner: Arc::new(Shared {
                 device,
@@ -136,6 +148,8 @@ impl GpuContext {
                 info,
                 lost,
                 pipelines: Mutex::new(None),
+                #[cfg(target_arch = "wasm32")]
+                deferred: Arc::default(),
             }),
         }
     }
@@ -193,6 +207,7 @@ impl GpuContext {
         if let Some(p) = cached.as_ref() {
             return Ok(Arc::clone(p));
         }
+        #[cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
         let built = Arc::new(self.scoped(|| Pipelines::new(&self.inner.device))?);
         *cached = Some(Arc::clone(&built));
         Ok(built)
@@ -229,7 +244,18 @@ impl GpuContext {
         self.inner.lost.load(Ordering::Acquire)
     }
 
+    /// The device's loss, or on the web an error an earlier call's scopes reported since.
     pub(crate) fn check_lost(&self) -> Result<(), GpuError> {
+        #[cfg(target_arch = "wasm32")]
+        if let Some(e) = self
+            .inner
+            .deferred
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            return Err(e);
+        }
         if self.is_lost() {
             Err(GpuError::DeviceLost(format!(
                 "{} is gone",
@@ -241,6 +267,10 @@ impl GpuContext {
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes; returns the first error.
+    ///
+    /// On the web the scopes answer later, through promises: an error of this call is
+    /// returned by the next scoped call on this context (the world's next update), so it is
+    /// late by one call but never lost.
     pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T, GpuError> {
         self.check_lost()?;
         let oom = self
@@ -252,10 +282,21 @@ impl GpuContext {
             .device
             .push_error_scope(wgpu::ErrorFilter::Validation);
         let value = f();
-        let validation = ready_or_wait(validation.pop());
-        let oom = ready_or_wait(oom.pop());
-        if let Some(e) = oom.or(validation) {
+        let (validation, oom) = (validation.pop(), oom.pop());
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Some(e) = ready_or_wait(oom).or(ready_or_wait(validation)) {
             return Err(e.into());
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            let deferred = Arc::clone(&self.inner.deferred);
+            wasm_bindgen_futures::spawn_local(async move {
+                let (validation, oom) = (validation.await, oom.await);
+                if let Some(e) = oom.or(validation) {
+                    let mut slot = deferred.lock().unwrap_or_else(PoisonError::into_inner);
+                    slot.get_or_insert(e.into());
+                }
+            });
         }
         self.check_lost()?;
         Ok(value)
@@ -265,6 +306,7 @@ impl GpuContext {
 /// The output of `future`, polled once first: an error scope's pop on a native backend is
 /// ready at once, and `pollster::block_on` would allocate a wake signal per call (two heap
 /// allocations per update). Waits only for a future that is not ready.
+#[cfg(not(target_arch = "wasm32"))]
 fn ready_or_wait<F: std::future::Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());

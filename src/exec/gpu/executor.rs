@@ -26,7 +26,7 @@ use super::curve_keys::CurveKeys;
 use super::evaluate::EvaluatePass;
 use super::header::FrameHeader;
 use super::pipelines::Pipelines;
-use super::readback::{Readback, ReadbackMode};
+use super::readback::{MapWait, Readback, ReadbackMode};
 use super::stats::GpuUpdateStats;
 use super::table::GpuTable;
 use super::targets::{self, Source, Targets};
@@ -90,17 +90,44 @@ impl GpuExecutor {
     /// the bound motions' values back into `rows.outputs` (this update's in blocking mode,
     /// the last available in pipelined mode; `row_of` maps a `(slot, version)` to its row
     /// now, for values read a frame late).
+    ///
+    /// With `awaited` (the world's `update_async`) in blocking mode, nothing is delivered
+    /// here: the caller awaits [`this_update_mapped`](Self::this_update_mapped), then calls
+    /// [`deliver_awaited`](Self::deliver_awaited).
     pub fn evaluate(
         &mut self,
         rows: &mut Rows,
         input: &FrameInput<'_>,
         targets: &mut Targets,
         row_of: impl Fn(u32, u32) -> Option<u32>,
+        awaited: bool,
     ) -> Result<(), GpuError> {
+        self.readback.set_awaited(awaited);
         let ctx = self.ctx.clone();
         ctx.scoped(|| self.record_frame(rows, input, targets))??;
         self.readback
             .deliver(&self.ctx, rows, &row_of, &mut self.stats)
+    }
+
+    /// The end of this update's readback mapping, when `evaluate` left it to be awaited.
+    pub fn this_update_mapped(&self) -> Option<MapWait> {
+        self.readback.this_update_mapped()
+    }
+
+    /// Brings this update's awaited values into `rows.outputs` (see `evaluate`).
+    pub fn deliver_awaited(
+        &mut self,
+        rows: &mut Rows,
+        row_of: impl Fn(u32, u32) -> Option<u32>,
+    ) -> Result<(), GpuError> {
+        self.ctx.check_lost()?;
+        self.readback
+            .deliver_awaited(rows, &row_of, &mut self.stats)
+    }
+
+    /// Whether the values this update delivers are an update late (see [`ReadbackMode`]).
+    pub fn values_are_late(&self) -> bool {
+        self.readback.values_are_late()
     }
 
     /// Records and submits one frame.
