@@ -82,11 +82,14 @@ pub fn parse_query(query: &str) -> Result<Options, String> {
     Ok(options)
 }
 
-/// The swarm on either path.
+/// The swarm on either path (boxed: a world is a few KiB, moved into the frame closure).
 enum Swarm {
-    Gpu(GpuSwarm),
-    Cpu(CpuSwarm),
+    Gpu(Box<GpuSwarm>),
+    Cpu(Box<CpuSwarm>),
 }
+
+/// Where the frame closure lives, so that it can request itself again.
+type FrameSlot = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
 
 impl Swarm {
     fn world(&self) -> &MotionWorld {
@@ -153,15 +156,15 @@ async fn run() -> Result<(), String> {
     let point_px = swarm::POINT_PX * dpr as f32;
     let (swarm, adapter) = match options.executor {
         Executor::Cpu => (
-            Swarm::Cpu(CpuSwarm::new(&canvas, &particles, point_px)?),
+            Swarm::Cpu(Box::new(CpuSwarm::new(&canvas, &particles, point_px)?)),
             "none (?executor=cpu)".to_owned(),
         ),
         Executor::Gpu => {
             let (swarm, adapter) = GpuSwarm::new(&canvas, &particles, point_px).await?;
-            (Swarm::Gpu(swarm), adapter)
+            (Swarm::Gpu(Box::new(swarm)), adapter)
         }
         Executor::Auto => match GpuSwarm::new(&canvas, &particles, point_px).await {
-            Ok((swarm, adapter)) => (Swarm::Gpu(swarm), adapter),
+            Ok((swarm, adapter)) => (Swarm::Gpu(Box::new(swarm)), adapter),
             Err(e) => {
                 status::info(&format!(
                     "no WebGPU ({e}): the CPU executor draws with Canvas 2D"
@@ -170,7 +173,7 @@ async fn run() -> Result<(), String> {
                 canvas = replace_canvas(&canvas)?;
                 fit_canvas(&canvas, dpr);
                 let fallback = CpuSwarm::new(&canvas, &particles, point_px)?;
-                (Swarm::Cpu(fallback), format!("none ({e})"))
+                (Swarm::Cpu(Box::new(fallback)), format!("none ({e})"))
             }
         },
     };
@@ -243,7 +246,7 @@ fn animate(
     let (mut second, mut in_second) = (last, 0u32);
     // The closure requests itself again: it owns the slot it lives in, a cycle that lasts
     // as long as the page.
-    let slot: Rc<RefCell<Option<Closure<dyn FnMut()>>>> = Rc::new(RefCell::new(None));
+    let slot: FrameSlot = Rc::new(RefCell::new(None));
     let again = Rc::clone(&slot);
     *slot.borrow_mut() = Some(Closure::new(move || {
         let t = now();
@@ -270,7 +273,7 @@ fn animate(
 }
 
 /// Asks for the next animation frame to call the closure in `slot`.
-fn request_frame(slot: &Rc<RefCell<Option<Closure<dyn FnMut()>>>>) {
+fn request_frame(slot: &FrameSlot) {
     let Some(window) = web_sys::window() else {
         return;
     };

@@ -125,7 +125,11 @@ impl GpuSwarm {
             queue,
             info.clone(),
             |reason, message| {
-                status::global_error(&format!("WebGPU device lost ({reason:?}): {message}"));
+                // `Destroyed` is the drop of a device whose setup failed (the page falls
+                // back to the CPU): that failure was reported already.
+                if reason != wgpu::DeviceLostReason::Destroyed {
+                    status::global_error(&format!("WebGPU device lost ({reason:?}): {message}"));
+                }
             },
         );
         let mut world = MotionWorld::with_gpu(ctx.clone()).map_err(|e| e.to_string())?;
