@@ -11,22 +11,29 @@
 // sqrt. The results equal the CPU's formulas up to f32 rounding (a few ulps; the powers are
 // bit-identical).
 
-// sin(x), the CPU executor's `sin_fast` (src/eval/adapters.rs: keep in sync, operation for
-// operation) so that both executors agree on every adapter: WGSL lets the built-in sin be off
-// by 2^-11, and SwiftShader (the browser's software adapter) is, by 6e-5 at small angles,
-// while eases, elastics, punches and slerps must match to 1e-5. The nearest multiple k of π
-// is taken off in two parts (k·PI_HI exact), then a degree-11 Taylor polynomial on
-// [−π/2, π/2] (within 3e-7 of sin up to |x| = 4096), its sign flipped for odd k; further
-// out, the built-in sin, as the CPU's `f32::sin`.
+// sin(x), within an ulp or two of the CPU's for |x| < 8192 on every adapter. WGSL lets the
+// built-in sin be off by 2^-11, and SwiftShader (the browser's software adapter) is, by 6e-5
+// at small angles, while eases, elastics, punches and slerps must match the CPU executor to
+// 1e-5, and eases must end exactly (sin(±π/2) = ±1 and sin(0) = 0 here, as in f32::sin).
+// Cody–Waite reduction to the nearest multiple of π/2 (π/4 in three parts, so each product
+// is exact), then the minimax polynomials of sin and cos on [−π/4, π/4] (Cephes' sinf and
+// cosf); further out, the built-in sin.
 fn sine(x: f32) -> f32 {
-    // The constants are the CPU's f32s, written out exactly.
-    let k = round(x * 0.31830987334251404); // 1/π
-    let r = (x - k * 3.140625) - k * 0.0009676535846665502;
-    let r2 = r * r;
-    let s = r * (1.0 + r2 * (-0.1666666716337204 + r2 * (0.008333333767950535 + r2 * (-0.00019841270113829523
-        + r2 * (2.7557318844628753e-6 + r2 * -2.5052107943679403e-8)))));
-    let reduced = select(s, -s, (i32(k) & 1) == 1);
-    return select(sin(x), reduced, abs(x) <= 4096.0);
+    let ax = abs(x);
+    // The octant, rounded up to even: the nearest multiple of π/2, in quarters of π.
+    let j = (u32(ax * 1.2732395447351628) + 1u) & ~1u;
+    let y = f32(j);
+    let z = ((ax - y * 0.78515625) - y * 2.4187564849853515625e-4) - y * 3.77489497744594108e-8;
+    let zz = z * z;
+    let s = ((-1.9515295891e-4 * zz + 8.3321608736e-3) * zz - 1.6666654611e-1) * zz * z + z;
+    let c = ((2.443315711809948e-5 * zz - 1.388731625493765e-3) * zz + 4.166664568298827e-2)
+        * zz * zz - 0.5 * zz + 1.0;
+    // Quadrants 0..3 of the multiple of π/2: sin z, cos z, −sin z, −cos z.
+    let quadrant = (j >> 1u) & 3u;
+    var r = select(s, c, (quadrant & 1u) == 1u);
+    r = select(r, -r, quadrant >= 2u);
+    r = select(r, -r, x < 0.0);
+    return select(sin(x), r, ax < 8192.0);
 }
 
 const PI: f32 = 3.14159265358979;

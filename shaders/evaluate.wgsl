@@ -67,9 +67,9 @@ fn world_time(clock: u32) -> vec3<f32> {
 // stored the angle theta between them), normalized. Slerp's weights are
 // sin((1 - p) * theta) * s and sin(p * theta) * s with s = 1 / sin(theta); angles up to 1e-6
 // (QUAT_MIN_ANGLE in src/value.rs) take the lerp weights. Kept operation for operation equal
-// to `quat_interpolate` in src/value.rs (whose `sin_fast` is `sine` here), but for the
-// normalization of slerp results: the CPU takes one Newton step from 1, the GPU normalizes in
-// full (its divisions and square roots may be less precise).
+// to `quat_interpolate` in src/value.rs (its `sin_fast` is `sine` here, within an ulp), but
+// for the normalization of slerp results: the CPU takes one Newton step from 1, the GPU
+// normalizes in full (its divisions and square roots may be less precise).
 fn quat_interpolate(a: vec4<f32>, b: vec4<f32>, p: f32, slerp: bool, theta: f32) -> vec4<f32> {
     var wa = 1.0 - p;
     var wb = p;

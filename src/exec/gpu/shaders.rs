@@ -257,4 +257,51 @@ mod tests {
             ]
         );
     }
+
+    /// `sine` of `easing.wgsl`, operation for operation (the test oracle of its WGSL).
+    fn sine(x: f32) -> f32 {
+        let ax = x.abs();
+        let j = ((ax * 1.273_239_5) as u32 + 1) & !1;
+        let y = j as f32;
+        let z = ((ax - y * 0.785_156_25) - y * 2.418_756_5e-4) - y * 3.774_895e-8;
+        let zz = z * z;
+        let s = ((-1.951_529_6e-4 * zz + 8.332_161e-3) * zz - 1.666_665_5e-1) * zz * z + z;
+        let c = ((2.443_315_7e-5 * zz - 1.388_731_6e-3) * zz + 4.166_664_6e-2) * zz * zz
+            - 0.5 * zz
+            + 1.0;
+        let quadrant = (j >> 1) & 3;
+        let mut r = if quadrant & 1 == 1 { c } else { s };
+        if quadrant >= 2 {
+            r = -r;
+        }
+        if x < 0.0 {
+            r = -r;
+        }
+        if ax < 8192.0 {
+            r
+        } else {
+            x.sin()
+        }
+    }
+
+    /// The shader's sine is within 2.5e-7 of the true sine over every angle eases, punches
+    /// and slerps reach (the built-in `sin` may be off by 2^-11: SwiftShader's is), and
+    /// exact where eases end: sin 0 = 0, sin ±π/2 = ±1.
+    #[test]
+    fn the_shader_sine_is_accurate_and_exact_at_the_ends() {
+        for constant in ["1.2732395447351628", "0.78515625", "2.4187564849853515625e-4"] {
+            assert!(EASING.contains(constant), "easing.wgsl lacks {constant}");
+        }
+        let half_pi = std::f32::consts::FRAC_PI_2;
+        assert_eq!((sine(0.0), sine(half_pi), sine(-half_pi)), (0.0, 1.0, -1.0));
+        for i in -400_000..=400_000 {
+            let x = i as f32 * 1.0e-3;
+            let want = f64::from(x).sin();
+            let error = (f64::from(sine(x)) - want).abs();
+            assert!(error <= 2.5e-7, "sine({x}) = {}, sin = {want}", sine(x));
+        }
+        for x in [1e-20f32, 1e-7, 3e-4] {
+            assert!((sine(x) - x).abs() <= x * 1.2e-7, "{x}");
+        }
+    }
 }
