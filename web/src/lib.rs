@@ -11,6 +11,10 @@
 //! `gpu` shows the error instead of falling back). The page reports in
 //! `window.__swarm = { executor, adapter, particles, frames, error }`, the caption
 //! (`#caption`) and the console. Built by `scripts/web-build`.
+//!
+//! Built for wasm32 only: elsewhere the crate is empty, so that workspace-wide builds pass.
+
+#![cfg(target_arch = "wasm32")]
 
 pub mod canvas2d;
 pub mod render;

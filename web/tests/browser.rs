@@ -142,7 +142,10 @@ async fn gpu_idle(ctx: &GpuContext) {
         }
         sleep(5).await;
     }
-    assert!(done.load(Ordering::Acquire), "the GPU did not finish in 10 s");
+    assert!(
+        done.load(Ordering::Acquire),
+        "the GPU did not finish in 10 s"
+    );
     sleep(5).await; // the map callbacks after the work
 }
 

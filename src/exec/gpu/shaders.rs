@@ -266,8 +266,7 @@ mod tests {
         let z = ((ax - y * 0.785_156_25) - y * 2.418_756_5e-4) - y * 3.774_895e-8;
         let zz = z * z;
         let s = ((-1.951_529_6e-4 * zz + 8.332_161e-3) * zz - 1.666_665_5e-1) * zz * z + z;
-        let c = ((2.443_315_7e-5 * zz - 1.388_731_6e-3) * zz + 4.166_664_6e-2) * zz * zz
-            - 0.5 * zz
+        let c = ((2.443_315_7e-5 * zz - 1.388_731_6e-3) * zz + 4.166_664_6e-2) * zz * zz - 0.5 * zz
             + 1.0;
         let quadrant = (j >> 1) & 3;
         let mut r = if quadrant & 1 == 1 { c } else { s };
@@ -289,7 +288,11 @@ mod tests {
     /// exact where eases end: sin 0 = 0, sin ±π/2 = ±1.
     #[test]
     fn the_shader_sine_is_accurate_and_exact_at_the_ends() {
-        for constant in ["1.2732395447351628", "0.78515625", "2.4187564849853515625e-4"] {
+        for constant in [
+            "1.2732395447351628",
+            "0.78515625",
+            "2.4187564849853515625e-4",
+        ] {
             assert!(EASING.contains(constant), "easing.wgsl lacks {constant}");
         }
         let half_pi = std::f32::consts::FRAC_PI_2;
