@@ -119,12 +119,15 @@ pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| global_error(&format!("panic: {info}"))));
 }
 
-/// A `log` logger writing to the console: wgpu reports through `log`.
+/// A `log` logger writing to the console: wgpu's warnings and errors, and wgpu-tween's
+/// records from `info` up (its `log` feature: the executor chosen and why, GPU faults and
+/// fallbacks).
 struct ConsoleLogger;
 
 impl log::Log for ConsoleLogger {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
         metadata.level() <= log::Level::Warn
+            || (metadata.level() <= log::Level::Info && metadata.target().starts_with("wgpu_tween"))
     }
 
     fn log(&self, record: &log::Record<'_>) {
@@ -139,17 +142,18 @@ impl log::Log for ConsoleLogger {
         );
         match record.level() {
             log::Level::Error => console::error_1(&line.into()),
-            _ => console::warn_1(&line.into()),
+            log::Level::Warn => console::warn_1(&line.into()),
+            _ => console::log_1(&line.into()),
         }
     }
 
     fn flush(&self) {}
 }
 
-/// Installs the console logger (warnings and errors); a second call keeps the first logger.
+/// Installs the console logger; a second call keeps the first logger.
 pub fn install_logger() {
     static LOGGER: ConsoleLogger = ConsoleLogger;
     if log::set_logger(&LOGGER).is_ok() {
-        log::set_max_level(log::LevelFilter::Warn);
+        log::set_max_level(log::LevelFilter::Info);
     }
 }
