@@ -260,3 +260,43 @@ async fn the_cpu_executor_runs_on_one_thread() {
         assert_eq!(world.value::<f32>(h), Ok(0.5));
     }
 }
+
+/// A GPU error on the web is reported by a later update instead of blocking, and is typed:
+/// after its target buffer is destroyed, the world moves to the CPU executor with the error
+/// kept for `take_gpu_error` (natively a probe singles the buffer out; its answer cannot be
+/// awaited here), and its motions go on with their values.
+#[wasm_bindgen_test]
+async fn a_gpu_error_is_reported_by_a_later_update_and_the_world_goes_on() {
+    let Some(ctx) = gpu().await else { return };
+    let mut world = gpu_world(&ctx);
+    let (target, buffer) = world
+        .create_gpu_target(16, wgpu::BufferUsages::COPY_SRC, TargetFormat::F32)
+        .expect("GPU target");
+    Motion::new(0.0f32, 1.0, 1.0)
+        .target(target.at(0, 1, 0))
+        .run(&mut world)
+        .expect("targeted motion");
+    let seen = Arc::new(Mutex::new(f32::NAN));
+    let sink = Arc::clone(&seen);
+    Motion::new(0.0f32, 4.0, 4.0)
+        .immediate_bind(false)
+        .bind(&mut world, move |v| *sink.lock().expect("sink") = v)
+        .expect("bound motion");
+    world.update_async(0.5).await.expect("update");
+    assert_eq!(world.take_gpu_error(), None);
+    buffer.destroy();
+    let mut error = None;
+    for _ in 0..10 {
+        world
+            .update_async(0.25)
+            .await
+            .expect("an update never fails for the GPU's sake");
+        gpu_idle(&ctx).await;
+        error = error.or(world.take_gpu_error());
+    }
+    let error = error.expect("the destroyed buffer's error, reported");
+    log(&format!("reported: {error}"));
+    assert_eq!(world.active_executor(), Executor::Cpu);
+    // 0.5 + 10 · 0.25 = 3 s of 4: 0 → 4 linear is at 3.
+    assert_eq!(*seen.lock().expect("sink"), 3.0);
+}
