@@ -83,6 +83,16 @@
 //!   the executor chosen and why, GPU faults and fallbacks, callback panics), `serde`
 //!   (`Serialize`/`Deserialize` for settings, eases, curves, sequence data and glam values),
 //!   `window` (the swarm example's window; implies `gpu`).
+//!
+//! ## The web
+//!
+//! The crate builds for `wasm32-unknown-unknown`, where nothing may block: make the context
+//! with [`GpuContext::new_async`](gpu::GpuContext::new_async), and await
+//! [`MotionWorld::update_async`] for this update's values of GPU-evaluated binds (the
+//! synchronous [`MotionWorld::update`] reads them an update late there, as
+//! [`ReadbackMode::Pipelined`](gpu::ReadbackMode) does, the web's default). GPU errors are
+//! returned by the next update. The CPU executor runs on one thread. The repository's `web/`
+//! holds a swarm drawn in a canvas and the browser tests.
 
 #![warn(missing_docs)]
 

@@ -42,7 +42,7 @@ impl GpuContext {
     }
 
     /// Creates an own device, as a future: the way in on the web (wasm32 with WebGPU, run by
-    /// `wasm_bindgen_futures::spawn_local`), and [`new`](Self::new) elsewhere. The
+    /// `wasm_bindgen_futures::spawn_local`), and what `new` waits for elsewhere. The
     /// environment variables are read where the platform has them.
     pub async fn new_async() -> Result<Self, GpuError> {
         let backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::PRIMARY);
