@@ -15,158 +15,16 @@ use std::sync::Arc;
 use glam::Vec3;
 use image::RgbaImage;
 use wgpu_tween::gpu::GpuContext;
-use wgpu_tween::{Animatable, Color, Ease, Executor, LoopType, Motion, MotionWorld};
+use wgpu_tween::{Color, Executor, MotionWorld};
 
-/// f32s per particle in the instance buffer.
-pub const STRIDE: u32 = 8;
-/// Offset of the position (3 f32s) in an instance, in f32s.
-pub const POSITION: u32 = 0;
-/// Offset of the color (4 f32s) in an instance, in f32s.
-pub const COLOR: u32 = 4;
-/// How much farther particles (larger z) shrink: scale `1 / (1 + DEPTH_K · (z + 1))`.
-pub const DEPTH_K: f32 = 0.35;
+#[path = "particles.rs"]
+mod particles;
+pub use particles::*;
+
 /// The render target's format (linear values written as they are).
 pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// The background color (opaque black).
 pub const BACKGROUND: [u8; 4] = [0, 0, 0, 255];
-
-/// The eases particles use (`tests/swarm.rs` evaluates them independently).
-pub const EASES: [Ease; 7] = [
-    Ease::Linear,
-    Ease::InQuad,
-    Ease::OutQuad,
-    Ease::InOutQuad,
-    Ease::OutCubic,
-    Ease::InOutSine,
-    Ease::OutBack,
-];
-/// The loop types particles use (all loop forever).
-pub const LOOP_TYPES: [LoopType; 3] = [LoopType::Yoyo, LoopType::Restart, LoopType::Flip];
-
-/// One motion of a particle: lanes `from → to` over `duration` seconds after a first-loop
-/// `delay`, eased, looping forever.
-#[derive(Clone, Copy, Debug)]
-pub struct Track {
-    /// Start value (lanes; a position uses 3).
-    pub from: [f32; 4],
-    /// End value.
-    pub to: [f32; 4],
-    /// Seconds per loop.
-    pub duration: f32,
-    /// Seconds before the first loop (values are skipped meanwhile: the buffer keeps `from`).
-    pub delay: f32,
-    /// The ease.
-    pub ease: Ease,
-    /// The loop type.
-    pub loop_type: LoopType,
-}
-
-impl Track {
-    /// The track's motion `from → to`: looping forever, with its ease and delay.
-    fn motion<T: Animatable>(&self, from: T, to: T) -> Motion<T> {
-        let motion = Motion::new(from, to, self.duration)
-            .ease(self.ease)
-            .loops(-1, self.loop_type);
-        if self.delay > 0.0 {
-            motion.delay(self.delay)
-        } else {
-            motion
-        }
-    }
-}
-
-/// A particle: its position and color motions.
-#[derive(Clone, Copy, Debug)]
-pub struct Particle {
-    /// Position (`Vec3`), in view space: x and y in about [−1, 1], z in [−1, 1].
-    pub position: Track,
-    /// Color (`Color`, linear RGBA; alpha stays 1).
-    pub color: Track,
-}
-
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
-/// `n` particles from `seed`: each flies from a point in a ball to a point on a three-armed
-/// spiral and back (mostly Yoyo; some Restart or Flip), fading from warm to cool colors, with
-/// varied eases, durations and delays.
-#[must_use]
-pub fn particles(n: usize, seed: u64) -> Vec<Particle> {
-    let mut rng = Rng(seed);
-    (0..n)
-        .map(|i| {
-            // A point in the ball: rejection sampling.
-            let from = loop {
-                let p = Vec3::new(rng.unit(), rng.unit(), rng.unit()) * 2.0 - 1.0;
-                if p.length_squared() <= 1.0 {
-                    break p * 0.85;
-                }
-            };
-            let arm = (i % 3) as f32 * std::f32::consts::TAU / 3.0;
-            let r = 0.08 + 0.8 * rng.unit().sqrt();
-            let angle = arm + r * 4.0 + (rng.unit() - 0.5) * 0.5;
-            let to = Vec3::new(
-                r * angle.cos(),
-                r * angle.sin() * 0.8,
-                (rng.unit() - 0.5) * 0.3,
-            );
-            let warm = [1.0, 0.55 + 0.4 * rng.unit(), 0.2 + 0.3 * rng.unit(), 1.0];
-            // Each arm ends in its own hue.
-            let jitter = 0.15 * rng.unit();
-            let cool = match i % 3 {
-                0 => [0.15 + jitter, 0.65 + jitter, 1.0, 1.0],
-                1 => [1.0, 0.3 + jitter, 0.75 + jitter, 1.0],
-                _ => [0.55 + jitter, 1.0, 0.45 + jitter, 1.0],
-            };
-            // Mostly Yoyo (the swarm gathers into the spiral and back), some Restart and Flip.
-            let loop_type = |k: usize| LOOP_TYPES[[1, 2, 0, 0, 0][k % 5]];
-            let duration = 2.0 + 0.6 * rng.unit();
-            Particle {
-                position: Track {
-                    from: [from.x, from.y, from.z, 0.0],
-                    to: [to.x, to.y, to.z, 0.0],
-                    duration,
-                    // The outer arms set off later.
-                    delay: if i % 4 == 0 { 0.0 } else { 0.5 * r },
-                    ease: EASES[i % EASES.len()],
-                    loop_type: loop_type(i),
-                },
-                color: Track {
-                    from: warm,
-                    to: cool,
-                    duration: duration * (0.8 + 0.4 * rng.unit()),
-                    delay: if i % 3 == 0 { 0.3 * rng.unit() } else { 0.0 },
-                    ease: EASES[(i / 2 + 3) % EASES.len()],
-                    loop_type: loop_type(i / 3),
-                },
-            }
-        })
-        .collect()
-}
-
-/// Where a view-space position lands in a `width` × `height` image: the center in pixels
-/// (x right, y down) and the half-size of its square in pixels for `point_px`-pixel points.
-/// The vertex shader computes the same.
-#[must_use]
-pub fn project(p: [f32; 3], width: u32, height: u32, point_px: f32) -> (f32, f32, f32) {
-    let s = 1.0 / (1.0 + DEPTH_K * (p[2] + 1.0));
-    let (x, y) = (p[0] * s, p[1] * s);
-    (
-        (x * 0.5 + 0.5) * width as f32,
-        (0.5 - y * 0.5) * height as f32,
-        0.5 * point_px * s,
-    )
-}
 
 const SHADER: &str = r"
 struct View { size: vec2<f32>, point_px: f32, depth_k: f32 }
