@@ -177,8 +177,8 @@ mod tests {
 
     #[test]
     fn the_ring_holds_the_values_of_the_live_particles() {
-        // The floor's and wgpu-tween's ring agree after the same frames: checked through
-        // the closed form, one frame after spawning: t = FRAME / duration.
+        // wgpu-tween's ring against the closed form the floor computes, one frame after
+        // spawning: t = FRAME / duration.
         let mut world = MotionWorld::new();
         let ring = world.add_host_target(4).expect("host target");
         let particle = Motion::new(0.0f32, 0.0, duration(10)).ease(Ease::OutQuad);

@@ -12,53 +12,20 @@ use std::error::Error;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use glam::Vec3;
 use image::RgbaImage;
 use wgpu_tween::gpu::GpuContext;
-use wgpu_tween::{Color, Executor, MotionWorld};
+use wgpu_tween::{Executor, MotionWorld};
 
 #[path = "particles.rs"]
 mod particles;
 pub use particles::*;
+#[path = "pipeline.rs"]
+mod pipeline;
 
 /// The render target's format (linear values written as they are).
 pub const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8Unorm;
 /// The background color (opaque black).
 pub const BACKGROUND: [u8; 4] = [0, 0, 0, 255];
-
-const SHADER: &str = r"
-struct View { size: vec2<f32>, point_px: f32, depth_k: f32 }
-@group(0) @binding(0) var<uniform> view: View;
-
-struct VertexOut {
-    @builtin(position) position: vec4<f32>,
-    @location(0) color: vec4<f32>,
-}
-
-@vertex
-fn vs_main(
-    @builtin(vertex_index) vertex: u32,
-    @location(0) position: vec3<f32>,
-    @location(1) color: vec4<f32>,
-) -> VertexOut {
-    var corners = array<vec2<f32>, 6>(
-        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
-        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
-    );
-    let s = 1.0 / (1.0 + view.depth_k * (position.z + 1.0));
-    // Half a square of point_px · s pixels, in clip units (2 / size per pixel).
-    let half = vec2<f32>(view.point_px * s) / view.size;
-    var out: VertexOut;
-    out.position = vec4<f32>(position.xy * s + corners[vertex] * half, 0.5, 1.0);
-    out.color = vec4<f32>(color.rgb, 1.0);
-    return out;
-}
-
-@fragment
-fn fs_main(in: VertexOut) -> @location(0) vec4<f32> {
-    return in.color;
-}
-";
 
 /// A world of particles targeting one instance buffer, and the pipeline that draws it.
 pub struct Swarm {
@@ -110,12 +77,7 @@ impl Swarm {
     ) -> Result<Self, Box<dyn Error>> {
         let device = ctx.device();
         let count = u32::try_from(particles.len())?;
-        let mut initial = vec![0.0f32; particles.len() * STRIDE as usize];
-        for (instance, p) in initial.chunks_exact_mut(STRIDE as usize).zip(particles) {
-            instance[..3].copy_from_slice(&p.position.from[..3]);
-            instance[3] = 1.0;
-            instance[4..].copy_from_slice(&p.color.from);
-        }
+        let initial = initial_instances(particles);
         let instances = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("swarm instances"),
             size: (initial.len() as u64 * 4).max(16),
@@ -130,103 +92,13 @@ impl Swarm {
 
         let mut world = MotionWorld::with_gpu(ctx.clone())?;
         world.set_executor(executor)?;
-        world.reserve(particles.len() * 2);
         let target = world.add_gpu_target(&instances)?;
-        for (i, p) in particles.iter().enumerate() {
-            let index = i as u32;
-            let t = &p.position;
-            let (from, to) = (Vec3::from_slice(&t.from), Vec3::from_slice(&t.to));
-            t.motion(from, to)
-                .bind_to_buffer(&mut world, target.at(index, STRIDE, POSITION))?;
-            let c = &p.color;
-            let (from, to) = (
-                Color::new(c.from[0], c.from[1], c.from[2], c.from[3]),
-                Color::new(c.to[0], c.to[1], c.to[2], c.to[3]),
-            );
-            c.motion(from, to)
-                .bind_to_buffer(&mut world, target.at(index, STRIDE, COLOR))?;
-        }
+        bind_motions(&mut world, target, particles)?;
 
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("swarm"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
+        let (pipeline, bind_group, uniform) = pipeline::pipeline(device, format);
         let view = [width as f32, height as f32, point_px, DEPTH_K];
-        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("swarm view"),
-            size: 16,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
         ctx.queue()
             .write_buffer(&uniform, 0, bytemuck::cast_slice(&view));
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("swarm view"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            }],
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("swarm view"),
-            layout: &layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform.as_entire_binding(),
-            }],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("swarm"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let attributes = [
-            wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x3,
-                offset: u64::from(POSITION) * 4,
-                shader_location: 0,
-            },
-            wgpu::VertexAttribute {
-                format: wgpu::VertexFormat::Float32x4,
-                offset: u64::from(COLOR) * 4,
-                shader_location: 1,
-            },
-        ];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("swarm"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
-                buffers: &[Some(wgpu::VertexBufferLayout {
-                    array_stride: u64::from(STRIDE) * 4,
-                    step_mode: wgpu::VertexStepMode::Instance,
-                    attributes: &attributes,
-                })],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: None,
-            multisample: wgpu::MultisampleState::default(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
         let target = device.create_texture(&wgpu::TextureDescriptor {
             label: Some("swarm frame"),
             size: wgpu::Extent3d {
