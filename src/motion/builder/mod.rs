@@ -309,6 +309,17 @@ impl<T: Animatable> Motion<T> {
         self
     }
 
+    /// Whether any of `on_start`, `on_complete`, `on_cancel` or `on_loop_complete` is set:
+    /// for code that sets its own callbacks on a motion it is handed (which would replace
+    /// the caller's).
+    #[must_use]
+    pub fn has_callbacks(&self) -> bool {
+        self.on_start.is_some()
+            || self.on_complete.is_some()
+            || self.on_cancel.is_some()
+            || self.on_loop_complete.is_some()
+    }
+
     /// Also writes the value into a registered target in every update: a host array
     /// ([`MotionWorld::add_host_target`]) or a GPU buffer ([`MotionWorld::add_gpu_target`]),
     /// at the element index, stride and offset of `target` ([`TargetId::at`]), alongside
