@@ -162,25 +162,28 @@ pub(crate) fn settle<L: Lens>(
     source: Source,
     motion: Option<MotionHandle>,
 ) {
-    let held_slot = match &held {
-        Some((Source::Slot(s), _)) => Some(*s),
-        _ => None,
+    let slot_of = |source: &Source| match source {
+        Source::Slot(s) => Some(*s),
+        Source::Cell(_) => None,
     };
-    let kept = |source: &Source| matches!(source, Source::Slot(s) if Some(*s) == held_slot);
+    let held_slot = held.as_ref().and_then(|(source, _)| slot_of(source));
+    let new_slot = slot_of(&source);
+    // The slot no longer used: the new one after a failed build, the held one after a
+    // successful build that took another (none when the tween kept its slot).
+    let unused = match motion {
+        None => new_slot,
+        Some(_) => held_slot,
+    }
+    .filter(|_| new_slot != held_slot);
     let mut tweens = world.resource_mut::<Tweens>();
+    if let Some(slot) = unused {
+        tweens.free_slot::<L>(slot);
+    }
     let Some(motion) = motion else {
-        if let Source::Slot(slot) = source {
-            if !kept(&Source::Slot(slot)) {
-                tweens.free_slot::<L>(slot);
-            }
-        }
         return;
     };
     if let Some((_, old)) = held {
         tweens.world_mut().try_cancel(old);
-        if let Some(slot) = held_slot.filter(|_| !kept(&source)) {
-            tweens.free_slot::<L>(slot);
-        }
     }
     if let Ok(mut e) = world.get_entity_mut(entity) {
         match e.get_mut::<Tweened<L>>() {

@@ -172,12 +172,16 @@ fn run_sequence(
     Ok(handle)
 }
 
+/// [`settle`] for one lens.
+type SettleFn =
+    fn(&mut World, Entity, Option<(Source, MotionHandle)>, Source, Option<MotionHandle>);
+
 /// A lens a sequence animates: its cell, and what it replaces once the sequence runs.
 struct LensClaim {
     lens: TypeId,
     cell: Arc<LaneCell>,
     held: Option<(Source, MotionHandle)>,
-    settle: fn(&mut World, Entity, Option<(Source, MotionHandle)>, Source, Option<MotionHandle>),
+    settle: SettleFn,
     finish: FinishFn,
 }
 
