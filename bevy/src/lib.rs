@@ -38,7 +38,8 @@
 //!   [`BackgroundColorLens`] and the `Node` pixel lenses (feature `ui`), and yours
 //!   ([`TweenAppExt::register_lens`]).
 //! - Events, each a message and an entity event for observers: [`TweenStarted`],
-//!   [`TweenLooped`], [`TweenCompleted`], [`TweenCanceled`]; and [`Tweens::completion`], a
+//!   [`TweenLooped`] (for entities with [`LoopEvents`]), [`TweenCompleted`],
+//!   [`TweenCanceled`]; and [`Tweens::completion`], a
 //!   future. A command that cannot run is a [`TweenFailed`] message ([`TweenError`]), never
 //!   a panic.
 //! - Despawning an entity (or removing its [`Tweened`] component) cancels its tweens.
@@ -64,7 +65,9 @@ mod tweens;
 
 pub use commands::TweenCommandsExt;
 pub use error::TweenError;
-pub use events::{TweenCanceled, TweenCompleted, TweenFailed, TweenLooped, TweenStarted};
+pub use events::{
+    LoopEvents, TweenCanceled, TweenCompleted, TweenFailed, TweenLooped, TweenStarted,
+};
 #[cfg(feature = "sprite")]
 pub use lens::SpriteColor;
 #[cfg(feature = "ui")]

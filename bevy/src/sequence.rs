@@ -9,6 +9,7 @@ use wgpu_tween::{Animatable, Motion, MotionHandle, Sequence, SequenceChild};
 
 use crate::commands::{claim, settle};
 use crate::error::TweenError;
+use crate::events::LoopEvents;
 use crate::lens::Lens;
 use crate::tweens::{with_events, Finish, FinishFn, LaneCell, Source, Tweened, Tweens};
 
@@ -146,6 +147,9 @@ fn run_sequence(
     lenses: &[LensClaim],
 ) -> Result<MotionHandle, TweenError> {
     let finish = Finish::Many(lenses.iter().map(|c| c.finish).collect());
+    let loops = world
+        .get_entity(entity)
+        .is_ok_and(|e| e.contains::<LoopEvents>());
     let mut tweens = world.resource_mut::<Tweens>();
     let queue = tweens.events.clone();
     let (mut cell, mut own_callbacks) = (None, false);
@@ -158,7 +162,7 @@ fn run_sequence(
         if own_callbacks {
             return m;
         }
-        let (m, c) = with_events(&queue, m, entity, finish);
+        let (m, c) = with_events(&queue, m, entity, finish, loops);
         cell = Some(c);
         m
     })?;

@@ -78,12 +78,13 @@ impl SlotTable {
     #[inline]
     pub(crate) fn read(arrays: &[&[f32]], lanes: usize, slot: u32) -> [f32; 4] {
         let first = (slot & (CHUNK - 1)) as usize * lanes;
+        let values = arrays.get((slot >> CHUNK_BITS) as usize).copied();
+        let values = values.unwrap_or_default().get(first..).unwrap_or_default();
+        // A loop, not `copy_from_slice`: `lanes` is a lens's constant, so this unrolls
+        // instead of calling `memcpy` for each entity.
         let mut out = [0.0; 4];
-        if let Some(values) = arrays
-            .get((slot >> CHUNK_BITS) as usize)
-            .and_then(|a| a.get(first..first + lanes))
-        {
-            out[..lanes].copy_from_slice(values);
+        for (lane, value) in out.iter_mut().zip(values).take(lanes) {
+            *lane = *value;
         }
         out
     }
@@ -227,18 +228,20 @@ impl Tweens {
         motion: Motion<T>,
         entity: Entity,
         finish: Finish,
+        loops: bool,
     ) -> (Motion<T>, HandleCell) {
-        with_events(&self.events, motion, entity, finish)
+        with_events(&self.events, motion, entity, finish, loops)
     }
 }
 
-/// `motion` with the callbacks that queue its events for `entity` in `queue`, and the cell
-/// to give them its handle once it runs.
+/// `motion` with the callbacks that queue its events for `entity` in `queue` (its loops'
+/// only when `loops`), and the cell to give them its handle once it runs.
 pub(crate) fn with_events<T: Animatable>(
     queue: &EventQueue,
     motion: Motion<T>,
     entity: Entity,
     finish: Finish,
+    loops: bool,
 ) -> (Motion<T>, HandleCell) {
     // The handle is not known until the motion runs: the callbacks read it from a cell the
     // caller fills right after (no update runs in between).
@@ -246,11 +249,13 @@ pub(crate) fn with_events<T: Animatable>(
     let (c, q) = (cell.clone(), queue.clone());
     let push = move |kind| c.push(&q, entity, kind, &finish);
     let (start, looped, complete, cancel) = (push.clone(), push.clone(), push.clone(), push);
-    let motion = motion
+    let mut motion = motion
         .on_start(move || start(EventKind::Started))
-        .on_loop_complete(move |n| looped(EventKind::Looped(n)))
         .on_complete(move || complete(EventKind::Completed))
         .on_cancel(move || cancel(EventKind::Canceled));
+    if loops {
+        motion = motion.on_loop_complete(move |n| looped(EventKind::Looped(n)));
+    }
     (motion, cell)
 }
 

@@ -71,7 +71,10 @@ fn entries(v: &[(u32, &str)]) -> Vec<(u32, String)> {
 #[test]
 fn start_loops_and_completion_once_each_in_order() {
     let mut app = logged_app();
-    let e = app.world_mut().spawn(Transform::default()).id();
+    let e = app
+        .world_mut()
+        .spawn((Transform::default(), LoopEvents))
+        .id();
     observe(&mut app, e);
     // Two loops of 0.3 s after a 0.15 s delay: starts in frame 2 (t = 0.2), loops end at
     // t = 0.45 (frame 5) and 0.75 (frame 8), where it completes.
@@ -112,12 +115,11 @@ fn replacing_a_tween_cancels_it_and_starts_from_where_it_was() {
     frames(&mut app, 3);
     assert_eq!(translation(&app, e), Vec3::ZERO);
     // The old tween is cancelled when the command runs, before the frame's update starts the
-    // new one; a motion's last loop counts as a loop (docs/semantics.md).
+    // new one. No loop events: the entity has no `LoopEvents`.
     let want = [
         (1, "started"),
         (4, "canceled"),
         (4, "started"),
-        (6, "looped 1"),
         (6, "completed"),
     ];
     let log = app.world().resource::<Log>();
