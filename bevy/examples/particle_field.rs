@@ -36,11 +36,7 @@ const POINT_PX: f32 = 3.0;
 
 fn main() {
     let run = headless::Run::from_args("particle_field");
-    let args: Vec<String> = std::env::args().collect();
-    let n = args
-        .iter()
-        .position(|a| a == "--particles")
-        .and_then(|i| args.get(i + 1)?.parse().ok())
+    let n = headless::flag("--particles")
         .unwrap_or(100_000usize)
         .min(1_000_000);
     let mut app = run.app();

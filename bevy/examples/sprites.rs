@@ -1,7 +1,12 @@
 //! 10,000 sprites, each moving on its own looping path and fading its color: two tweens per
 //! sprite, copied into `Transform` and `Sprite` by one parallel system per lens.
 //!
-//! `cargo run --release --example sprites -- --frames 60` writes target/sprites.png.
+//! `cargo run --release --example sprites -- --frames 60` writes target/sprites.png;
+//! `--sprites N` draws N instead.
+//!
+//! On lavapipe (a CPU Vulkan driver) Bevy 0.20's sprite renderer takes hundreds of MB per
+//! frame and does not give it back, tweens or not (it does the same with plain sprites):
+//! there, run it headless with a hundred sprites (`--sprites 100 --frames 5`).
 
 use bevy::prelude::*;
 use bevy_wgpu_tween::*;
@@ -10,24 +15,29 @@ use bevy_wgpu_tween::Ease;
 
 mod headless;
 
-const SPRITES: usize = 10_000;
+/// How many sprites (`--sprites N`).
+#[derive(Resource)]
+struct Sprites(usize);
 
 fn main() {
     let run = headless::Run::from_args("sprites");
+    let sprites = headless::flag("--sprites").unwrap_or(10_000);
     let mut app = run.app();
-    app.add_plugins(TweenPlugin).add_systems(Startup, setup);
+    app.add_plugins(TweenPlugin)
+        .insert_resource(Sprites(sprites))
+        .add_systems(Startup, setup);
     run.run(app);
 }
 
-fn setup(mut commands: Commands, target: Option<Res<headless::HeadlessTarget>>) {
+fn setup(
+    mut commands: Commands,
+    sprites: Res<Sprites>,
+    target: Option<Res<headless::HeadlessTarget>>,
+) {
     commands.spawn((Camera2d, headless::camera_target(target)));
     let half = headless::SIZE.as_vec2() / 2.0;
-    for i in 0..SPRITES {
-        // A cheap hash spreads start points, ends and phases.
-        let h = |k: u32| {
-            (((i as u32).wrapping_mul(2_654_435_761) ^ k).wrapping_mul(40_503) % 1000) as f32
-                / 1000.0
-        };
+    for i in 0..sprites.0 {
+        let h = |k: u32| hash(i as u32, k);
         let from = Vec3::new(
             (h(1) - 0.5) * 2.0 * half.x,
             (h(2) - 0.5) * 2.0 * half.y,
@@ -60,4 +70,16 @@ fn setup(mut commands: Commands, target: Option<Res<headless::HeadlessTarget>>) 
                 Motion::new(a.into(), b.into(), period * 0.5).loops(-1, LoopType::Yoyo),
             );
     }
+}
+
+/// A number in [0, 1) from a sprite index and a key (a 32-bit integer hash: the
+/// low-bias "lowbias32" mixer), so starts, ends and phases look random and differ per key.
+fn hash(i: u32, k: u32) -> f32 {
+    let mut x = i.wrapping_mul(0x9E37_79B9) ^ k.wrapping_mul(0x85EB_CA6B);
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7FEB_352D);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846C_A68B);
+    x ^= x >> 16;
+    (x >> 8) as f32 / (1u32 << 24) as f32
 }

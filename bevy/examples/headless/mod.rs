@@ -23,16 +23,17 @@ pub struct Run {
     pub out: PathBuf,
 }
 
+/// The value after `flag` on the command line, parsed (`None` when absent or unparsable).
+pub fn flag<T: std::str::FromStr>(flag: &str) -> Option<T> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag)?;
+    args.get(at + 1)?.parse().ok()
+}
+
 impl Run {
     pub fn from_args(example: &str) -> Self {
-        let args: Vec<String> = std::env::args().collect();
-        let value = |flag: &str| {
-            let at = args.iter().position(|a| a == flag)?;
-            args.get(at + 1).cloned()
-        };
-        let frames = value("--frames").and_then(|n| n.parse().ok());
-        let out =
-            value("--out").map_or_else(|| format!("target/{example}.png").into(), PathBuf::from);
+        let frames = flag("--frames");
+        let out = flag("--out").unwrap_or_else(|| format!("target/{example}.png").into());
         Self { frames, out }
     }
 

@@ -5,5 +5,7 @@ mod common;
 mod errors;
 mod events;
 mod lifecycle;
+#[cfg(feature = "render")]
+mod render;
 mod sequences;
 mod values;
