@@ -44,6 +44,9 @@
 //!   a panic.
 //! - Despawning an entity (or removing its [`Tweened`] component) cancels its tweens.
 //!
+//! Bevy's prelude has an `Ease` trait of its own: with both globs imported, name this
+//! crate's `Ease` (`use bevy_wgpu_tween::Ease;`) where you use it.
+//!
 //! ## How values reach components
 //!
 //! Each registered lens has slots in host targets of the world: a tween's motion writes its
