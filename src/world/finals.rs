@@ -91,7 +91,10 @@ impl MotionWorld {
     /// removed.
     pub(super) fn record_final(&mut self, slot: u32) {
         let entry = self.table.slots[slot as usize];
-        let lanes = self.lanes_now(entry, entry.row, 4);
+        // Only the lanes its type has: the others' output columns are not read (a
+        // one-lane run's pass writes only the first, so the rest would be cache misses).
+        let count = self.table.rows.rows[entry.row as usize].lane_count() as u8;
+        let lanes = self.lanes_now(entry, entry.row, count);
         self.finals.record(slot, &entry, lanes);
     }
 
