@@ -121,6 +121,51 @@ fn parametric_or_curve(id: u32, params: [f32; 4], keys: &[GpuKey], x: f32) -> f3
 #[inline(always)]
 #[must_use]
 pub fn progress(row: &MotionRow, time: f64) -> Progress {
+    let Timing {
+        completed_loops,
+        completed,
+        delayed,
+        linear,
+    } = timing(row, time);
+    let ease = row.ease();
+    let eased = loop_eased(row.loop_type(), linear, completed_loops, |x| {
+        ease.evaluate(x)
+    });
+
+    let status = if completed {
+        MotionStatus::Completed
+    } else if delayed || time < 0.0 {
+        MotionStatus::Delayed
+    } else {
+        MotionStatus::Playing
+    };
+    Progress {
+        status,
+        completed_loops,
+        linear,
+        eased,
+    }
+}
+
+/// Whether `row` has completed at motion clock `time`: [`progress`]'s status is
+/// Completed, without the ease (the world's check of a finishing motion that nothing
+/// watches).
+#[inline(always)]
+#[must_use]
+pub(crate) fn completed_at(row: &MotionRow, time: f64) -> bool {
+    timing(row, time).completed
+}
+
+/// [`progress`] before the ease: loops, completion, delay and the linear progress.
+struct Timing {
+    completed_loops: u32,
+    completed: bool,
+    delayed: bool,
+    linear: f32,
+}
+
+#[inline(always)]
+fn timing(row: &MotionRow, time: f64) -> Timing {
     let delay = f64::from(row.delay);
     let duration = f64::from(row.duration);
     let infinite = row.loops < 0;
@@ -193,25 +238,12 @@ pub fn progress(row: &MotionRow, time: f64) -> Progress {
         delayed = every_loop && delay > 0.0 && !completed;
         linear = if completed { 1.0 } else { 0.0 };
     }
-    // `as u32` saturates: an infinite loop past 2^32 loops reports u32::MAX.
-    let completed_loops = clamp_loops(loop_index) as u32;
-    let ease = row.ease();
-    let eased = loop_eased(row.loop_type(), linear, completed_loops, |x| {
-        ease.evaluate(x)
-    });
-
-    let status = if completed {
-        MotionStatus::Completed
-    } else if delayed || time < 0.0 {
-        MotionStatus::Delayed
-    } else {
-        MotionStatus::Playing
-    };
-    Progress {
-        status,
-        completed_loops,
+    Timing {
+        // `as u32` saturates: an infinite loop past 2^32 loops reports u32::MAX.
+        completed_loops: clamp_loops(loop_index) as u32,
+        completed,
+        delayed,
         linear,
-        eased,
     }
 }
 

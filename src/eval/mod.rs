@@ -9,4 +9,5 @@ pub(crate) mod clock;
 pub(crate) mod curve;
 pub(crate) mod easing;
 
+pub(crate) use clock::completed_at;
 pub use clock::{progress, Progress};

@@ -44,6 +44,18 @@ pub(crate) struct Due {
     pub slot: u32,
 }
 
+/// What an update does with a due event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pop {
+    /// Its motion is gone or re-anchored since: dropped.
+    Stale,
+    /// Its motion is visited, in creation order with the bound ones.
+    Visit,
+    /// Its motion is watched by nothing (no callback, future, bind or sequence): it
+    /// finishes in the batch of quiet completions (`world/quiet.rs`), in any order.
+    Quiet,
+}
+
 /// Entries a clock's queue keeps room for however sparse it is.
 const MIN_KEPT: usize = 1024;
 
@@ -114,20 +126,24 @@ impl EventQueue {
         self.clocks[clock].push(event);
     }
 
-    /// Pops every entry due at `now[clock]` whose stamp is current into `due`.
+    /// Pops every entry due at `now[clock]`: those `classify` says to visit into `due`,
+    /// the quiet ones into `quiet`, the stale ones nowhere.
     pub fn pop_due(
         &mut self,
         now: &[f64],
-        is_current: impl Fn(u32, u64, u32) -> bool,
+        classify: impl Fn(&Event) -> Pop,
         due: &mut Vec<Due>,
+        quiet: &mut Vec<Event>,
     ) {
         for (clock, &w) in self.clocks.iter_mut().zip(now) {
             while let Some(event) = clock.pop_due(w) {
-                if is_current(event.slot, event.seq, event.stamp) {
-                    due.push(Due {
+                match classify(&event) {
+                    Pop::Stale => {}
+                    Pop::Visit => due.push(Due {
                         seq: event.seq,
                         slot: event.slot,
-                    });
+                    }),
+                    Pop::Quiet => quiet.push(event),
                 }
             }
         }
@@ -230,7 +246,7 @@ mod tests {
 
     fn due_at(queue: &mut EventQueue, now: f64) -> Vec<u64> {
         let mut due = Vec::new();
-        queue.pop_due(&[now], |_, _, _| true, &mut due);
+        queue.pop_due(&[now], |_| Pop::Visit, &mut due, &mut Vec::new());
         due.iter().map(|d| d.seq).collect()
     }
 
@@ -273,8 +289,9 @@ mod tests {
         let mut queue = EventQueue::default();
         queue.push(1, event(1.0, 1));
         queue.push(0, event(5.0, 2));
-        let mut due = Vec::new();
-        queue.pop_due(&[2.0, 2.0], |_, _, _| true, &mut due);
+        let (mut due, mut quiet) = (Vec::new(), Vec::new());
+        queue.pop_due(&[2.0, 2.0], |_| Pop::Visit, &mut due, &mut quiet);
         assert_eq!(due.iter().map(|d| d.seq).collect::<Vec<_>>(), vec![1]);
+        assert!(quiet.is_empty());
     }
 }

@@ -40,6 +40,26 @@ pub(crate) struct SlotMeta {
     pub(super) nudged: bool,
 }
 
+impl SlotMeta {
+    /// Whether nothing watches the motion's end but its handle: no bind, sequence, loop or
+    /// start callback, preserve or nudge, and (the world checks its callbacks apart) no
+    /// other callback or completion future. Its completion is unobservable but through
+    /// the handle and its target, so it can finish out of creation order
+    /// (`world/quiet.rs`).
+    #[inline]
+    pub(super) fn is_quiet(&self) -> bool {
+        !(self.has_bind
+            || self.bound.is_some()
+            || self.is_sequence
+            || self.in_sequence
+            || self.options.preserve
+            || self.has_loop_callback
+            || self.awaits_start
+            || self.nudged
+            || self.pending_removal)
+    }
+}
+
 /// An entry of the bound list (creation order): one motion, or a run of motions whose binds
 /// are of one type.
 pub(crate) enum BoundEntry {

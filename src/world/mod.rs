@@ -39,6 +39,7 @@ mod meta;
 mod ops;
 mod partition;
 mod profile;
+mod quiet;
 pub(crate) mod sequence;
 mod settle;
 mod targets;
@@ -56,7 +57,7 @@ use crate::table::host_targets::HostTargets;
 use crate::table::motions::MotionTable;
 use callbacks::{CallbackError, Callbacks};
 use commands::Command;
-use events::{Due, EventQueue};
+use events::{Due, Event, EventQueue, Pop};
 use meta::{BoundList, SlotMeta};
 
 pub use clock::{TimeDeltas, MAX_TIME};
@@ -100,6 +101,8 @@ pub struct MotionWorld {
     callbacks: Vec<Option<Box<Callbacks>>>,
     events: EventQueue,
     due: Vec<Due>,
+    /// This update's due events of motions nothing watches (`quiet.rs`).
+    quiet: Vec<Event>,
     bound: BoundList,
     bound_dead: usize,
     removals: Vec<u32>,
@@ -164,6 +167,7 @@ impl MotionWorld {
             callbacks: Vec::new(),
             events: EventQueue::default(),
             due: Vec::new(),
+            quiet: Vec::new(),
             bound: BoundList::default(),
             bound_dead: 0,
             removals: Vec::new(),
@@ -349,14 +353,22 @@ impl MotionWorld {
         self.outputs_current = !self.on_gpu();
 
         self.due.clear();
-        let meta = &self.table.meta;
+        self.quiet.clear();
+        let (meta, callbacks) = (&self.table.meta, &self.callbacks);
         self.events.pop_due(
             self.clocks.table(),
-            |slot, seq, stamp| {
-                meta.get(slot as usize)
-                    .is_some_and(|m| m.seq == seq && m.stamp == stamp)
+            |e| match meta.get(e.slot as usize) {
+                Some(m) if m.seq == e.seq && m.stamp == e.stamp => {
+                    if m.is_quiet() && callbacks.get(e.slot as usize).is_none_or(Option::is_none) {
+                        Pop::Quiet
+                    } else {
+                        Pop::Visit
+                    }
+                }
+                _ => Pop::Stale,
             },
             &mut self.due,
+            &mut self.quiet,
         );
         self.due.sort_unstable_by_key(|d| d.seq);
         self.due.dedup_by_key(|d| d.seq);
@@ -364,11 +376,13 @@ impl MotionWorld {
         self.settling = true;
         self.visiting = true;
         self.visit_all();
+        self.finish_quiet();
         self.visiting = false;
         self.unnudge_moved();
         self.settling = false;
-        // (Emptied now, so that `settle` can shrink it after a burst.)
+        // (Emptied now, so that `settle` can shrink them after a burst.)
         self.due.clear();
+        self.quiet.clear();
         self.settle();
     }
 

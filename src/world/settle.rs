@@ -149,6 +149,7 @@ impl MotionWorld {
         let live = self.table.len();
         self.events.shrink_if_sparse(live);
         shrink_if_sparse(&mut self.due, live);
+        shrink_if_sparse(&mut self.quiet, live);
         shrink_if_sparse(&mut self.removals, live);
         shrink_if_sparse(&mut self.batch, live);
     }

@@ -27,6 +27,7 @@ mod logging;
 mod parametric_eases;
 mod presets;
 mod punch_shake;
+mod quiet_completions;
 mod reentrancy;
 mod regressions;
 mod relative;
