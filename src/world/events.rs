@@ -33,9 +33,19 @@ impl Ord for Event {
     fn cmp(&self, other: &Self) -> Ordering {
         self.key
             .total_cmp(&other.key)
-            .then(self.seq.cmp(&other.seq))
+            .then((self.seq & !BLOCK).cmp(&(other.seq & !BLOCK)))
     }
 }
+
+/// The bit of `Event::seq` that makes an entry a block's: the events of motions made
+/// together, alike (a batch's), at one key, in one entry. Its `slot` is then the block's
+/// index in `EventQueue::blocks`, which lists their slots (the `k`-th has sequence number
+/// `seq & !BLOCK` + `k` and stamp 0, as made), and its `stamp` is 0. Sequence numbers never
+/// reach 2^63.
+const BLOCK: u64 = 1 << 63;
+
+/// Free blocks that keep their lists' room however few blocks are in use.
+const KEPT_BLOCKS: usize = 64;
 
 /// A motion due for a visit this update.
 #[derive(Clone, Copy, Debug)]
@@ -63,6 +73,13 @@ const MIN_KEPT: usize = 1024;
 #[derive(Default)]
 pub(crate) struct EventQueue {
     clocks: Vec<ClockEvents>,
+    /// The slots of each block entry (see [`BLOCK`]); empty for a free one.
+    blocks: Vec<Vec<u32>>,
+    /// Free entries of `blocks`.
+    free_blocks: Vec<u32>,
+    /// Free entries of `blocks` whose list keeps its room (for the next block, so a
+    /// steady emitter allocates nothing).
+    free_with_room: usize,
 }
 
 /// A clock's events: those pushed in order (each at or after the one before, the common
@@ -99,6 +116,11 @@ impl ClockEvents {
         self.sorted.len() + self.heap.len()
     }
 
+    /// The entries, in no order.
+    fn iter(&self) -> impl Iterator<Item = &Event> {
+        self.sorted.iter().chain(self.heap.iter().map(|r| &r.0))
+    }
+
     fn retain(&mut self, keep: impl Fn(&Event) -> bool) {
         self.sorted.retain(&keep);
         self.heap.retain(|Reverse(e)| keep(e));
@@ -120,10 +142,78 @@ impl ClockEvents {
 
 impl EventQueue {
     pub fn push(&mut self, clock: usize, event: Event) {
+        debug_assert!(event.seq & BLOCK == 0);
+        self.push_entry(clock, event);
+    }
+
+    fn push_entry(&mut self, clock: usize, event: Event) {
         if self.clocks.len() <= clock {
             self.clocks.resize_with(clock + 1, ClockEvents::default);
         }
         self.clocks[clock].push(event);
+    }
+
+    /// Pushes one entry for the events at `key` on clock `clock` of the motions in
+    /// `slots`, made together as they are now (stamp 0): the `k`-th has sequence number
+    /// `first_seq + k`. Popped, it is the events of those of them that are still current.
+    pub fn push_block(
+        &mut self,
+        clock: usize,
+        key: f64,
+        first_seq: u64,
+        slots: impl Iterator<Item = u32>,
+    ) {
+        let index = match self.free_blocks.pop() {
+            Some(index) => {
+                let has_room = self.blocks[index as usize].capacity() > 0;
+                self.free_with_room -= usize::from(has_room);
+                index
+            }
+            None => {
+                self.blocks.push(Vec::new());
+                (self.blocks.len() - 1) as u32
+            }
+        };
+        let list = &mut self.blocks[index as usize];
+        list.extend(slots);
+        if list.is_empty() {
+            self.free_block(index as usize);
+            return;
+        }
+        debug_assert!(first_seq & BLOCK == 0);
+        let event = Event {
+            key,
+            seq: first_seq | BLOCK,
+            slot: index,
+            stamp: 0,
+        };
+        self.push_entry(clock, event);
+    }
+
+    /// The motions' events of block entry `event`, and the entry's block freed.
+    fn expand(&mut self, event: &Event, mut each: impl FnMut(Event)) {
+        let index = event.slot as usize;
+        let Some(list) = self.blocks.get_mut(index) else {
+            return;
+        };
+        let first = event.seq & !BLOCK;
+        for (k, &slot) in list.iter().enumerate() {
+            each(Event {
+                key: event.key,
+                seq: first + k as u64,
+                slot,
+                stamp: 0,
+            });
+        }
+        self.free_block(index);
+    }
+
+    fn free_block(&mut self, index: usize) {
+        if let Some(list) = self.blocks.get_mut(index) {
+            list.clear();
+            self.free_with_room += usize::from(list.capacity() > 0);
+            self.free_blocks.push(index as u32);
+        }
     }
 
     /// Pops every entry due at `now[clock]`: those `classify` says to visit into `due`,
@@ -135,32 +225,83 @@ impl EventQueue {
         due: &mut Vec<Due>,
         quiet: &mut Vec<Event>,
     ) {
-        for (clock, &w) in self.clocks.iter_mut().zip(now) {
-            while let Some(event) = clock.pop_due(w) {
-                match classify(&event) {
-                    Pop::Stale => {}
-                    Pop::Visit => due.push(Due {
-                        seq: event.seq,
-                        slot: event.slot,
-                    }),
-                    Pop::Quiet => quiet.push(event),
+        let mut sort = |event: Event| match classify(&event) {
+            Pop::Stale => {}
+            Pop::Visit => due.push(Due {
+                seq: event.seq,
+                slot: event.slot,
+            }),
+            Pop::Quiet => quiet.push(event),
+        };
+        for (clock, &w) in now.iter().enumerate().take(self.clocks.len()) {
+            while let Some(event) = self.clocks[clock].pop_due(w) {
+                if event.seq & BLOCK == 0 {
+                    sort(event);
+                } else {
+                    self.expand(&event, &mut sort);
                 }
             }
         }
     }
 
-    /// Total entries, stale ones included.
+    /// Total entries (a block's counts once), stale ones included.
     pub fn len(&self) -> usize {
         self.clocks.iter().map(ClockEvents::len).sum()
     }
 
-    /// Drops stale entries (re-anchored motions leave their old entry behind) and releases
-    /// memory; O(entries), so call it only when stale entries dominate.
+    /// Drops stale entries (re-anchored motions leave their old entry behind; a block's
+    /// goes when none of its motions is current) and releases memory; O(entries), so call
+    /// it only when stale entries dominate.
     pub fn purge(&mut self, is_current: impl Fn(u32, u64, u32) -> bool) {
+        let blocks = &self.blocks;
+        let current = |e: &Event| {
+            if e.seq & BLOCK == 0 {
+                return is_current(e.slot, e.seq, e.stamp);
+            }
+            let first = e.seq & !BLOCK;
+            let slots = blocks.get(e.slot as usize).map_or(&[][..], Vec::as_slice);
+            (first..)
+                .zip(slots)
+                .any(|(seq, &slot)| is_current(slot, seq, 0))
+        };
         for clock in &mut self.clocks {
-            clock.retain(|e| is_current(e.slot, e.seq, e.stamp));
+            clock.retain(current);
             let len = clock.len();
             clock.shrink_if_sparse(len);
+        }
+        // The blocks of the entries dropped are free.
+        let mut used = vec![false; self.blocks.len()];
+        for clock in &self.clocks {
+            for e in clock.iter().filter(|e| e.seq & BLOCK != 0) {
+                if let Some(u) = used.get_mut(e.slot as usize) {
+                    *u = true;
+                }
+            }
+        }
+        self.free_blocks.clear();
+        self.free_with_room = 0;
+        for (index, used) in used.into_iter().enumerate() {
+            if !used {
+                self.free_block(index);
+            }
+        }
+        self.release_blocks();
+    }
+
+    /// Memory follows load: every block goes when none is in use; the free blocks' lists
+    /// give back their room when those holding it are more than twice the blocks in use.
+    /// O(1) unless it acts.
+    fn release_blocks(&mut self) {
+        let used = self.blocks.len() - self.free_blocks.len();
+        if used == 0 && self.blocks.capacity() > KEPT_BLOCKS {
+            self.blocks = Vec::new();
+            self.free_blocks = Vec::new();
+            self.free_with_room = 0;
+        } else if self.free_with_room > KEPT_BLOCKS && self.free_with_room > 2 * used {
+            for &index in &self.free_blocks {
+                self.blocks[index as usize] = Vec::new();
+            }
+            self.free_with_room = 0;
         }
     }
 
@@ -172,10 +313,14 @@ impl EventQueue {
             let need = clock.len().max(live);
             clock.shrink_if_sparse(need);
         }
+        self.release_blocks();
     }
 
     pub fn clear(&mut self) {
         self.clocks.clear();
+        self.blocks = Vec::new();
+        self.free_blocks = Vec::new();
+        self.free_with_room = 0;
     }
 }
 
@@ -282,6 +427,35 @@ mod tests {
         queue.purge(|_, seq, _| seq % 2 == 1);
         assert_eq!(queue.len(), 2);
         assert_eq!(due_at(&mut queue, 10.0), vec![1, 3]);
+    }
+
+    /// A block's entry is the events of its motions still current, at its key and in its
+    /// place among the others; its list is free once popped, and a purge keeps it while
+    /// one of them is current.
+    #[test]
+    fn a_blocks_entry_pops_as_its_current_motions_events() {
+        let mut queue = EventQueue::default();
+        queue.push(0, event(1.0, 1));
+        queue.push_block(0, 2.0, 10, [7, 8, 9].into_iter());
+        queue.push(0, event(3.0, 2));
+        queue.push_block(0, 4.0, 20, [3].into_iter());
+        assert_eq!(queue.len(), 4);
+        // Motion 8 (sequence number 11) was re-anchored since; 20's block stays.
+        queue.purge(|_, seq, _| seq != 11 && seq != 20);
+        assert_eq!(queue.len(), 3);
+        let (mut due, mut quiet) = (Vec::new(), Vec::new());
+        let classify = |e: &Event| match e.seq {
+            11 => Pop::Stale,
+            12 => Pop::Quiet,
+            _ => Pop::Visit,
+        };
+        queue.pop_due(&[3.5], classify, &mut due, &mut quiet);
+        let seen: Vec<(u64, u32)> = due.iter().map(|d| (d.seq, d.slot)).collect();
+        assert_eq!(seen, [(1, 1), (10, 7), (2, 2)]);
+        assert_eq!(quiet.len(), 1);
+        assert_eq!((quiet[0].seq, quiet[0].slot, quiet[0].stamp), (12, 9, 0));
+        assert_eq!(queue.len(), 0);
+        assert_eq!(queue.free_blocks.len(), queue.blocks.len());
     }
 
     #[test]

@@ -556,7 +556,7 @@ impl<T: Animatable, B: FnMut(T) + Send + 'static> BatchInsert<'_, T, B> {
         }
         let slots = self.handles[placed.clone()].iter().map(|h| h.slot);
         let bound_skipping = bound && config.options.skip_values_during_delay;
-        world.schedule_alike(&config.row, slots, bound_skipping);
+        world.schedule_alike(&config.row, first_seq, slots, bound_skipping);
         if let Some(g) = config.group {
             for &h in &self.handles[placed] {
                 world.join_group(g, h);

@@ -38,8 +38,11 @@ impl MotionWorld {
                 self.schedule(slot, row_index, time);
                 continue;
             }
-            if completed_at(row, row.clock(self.clocks.prev[kind])) {
-                continue; // completed before this update (as `fire`: no transition)
+            // Completed before this update (as `fire`: no transition)? Not if the update
+            // began before the event's key: nothing can complete before its key.
+            let before = self.clocks.prev[kind];
+            if before >= event.key && completed_at(row, row.clock(before)) {
+                continue;
             }
             self.record_final(slot);
             self.unlink_target(slot);

@@ -342,24 +342,31 @@ impl MotionWorld {
     }
 
     /// [`schedule`](Self::schedule) of new motions made alike, at clock 0: the motions in
-    /// `slots` all have `row`'s timing and no callbacks of their own (a batch's motions),
-    /// and are bound with binds that skip values during a delay if `bound_skipping`. How
-    /// they are visited and their events' key are worked out once.
+    /// `slots` (just made: the `k`-th has sequence number `first_seq + k`) all have `row`'s
+    /// timing and no callbacks of their own (a batch's motions), and are bound with binds
+    /// that skip values during a delay if `bound_skipping`. How they are visited and their
+    /// events' key are worked out once, and their events are one entry of the queue.
     pub(super) fn schedule_alike(
         &mut self,
         row: &MotionRow,
-        slots: impl Iterator<Item = u32>,
+        first_seq: u64,
+        slots: impl Iterator<Item = u32> + Clone,
         bound_skipping: bool,
     ) {
         let visit = bound_skipping.then(|| skipping_visit(row, 0.0));
         let key = event_key(row, 0.0, false, visit == Some(BoundVisit::Wait));
-        for slot in slots {
-            if let Some(visit) = visit {
+        if let Some(visit) = visit {
+            for slot in slots.clone() {
                 self.set_bound_visit(slot, visit);
             }
-            if let Some(key) = key {
-                self.push_event(slot, row.clock_index(), key);
-            }
+        }
+        if let Some(key) = key {
+            debug_assert!(slots.clone().zip(first_seq..).all(|(slot, seq)| {
+                let meta = &self.table.meta[slot as usize];
+                meta.seq == seq && meta.stamp == 0
+            }));
+            self.events
+                .push_block(row.clock_index(), key, first_seq, slots);
         }
     }
 
