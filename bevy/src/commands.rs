@@ -4,7 +4,7 @@ use bevy::prelude::*;
 use wgpu_tween::{Motion, MotionHandle, MotionSettings};
 
 use crate::error::TweenError;
-use crate::events::{fail, LoopEvents};
+use crate::events::{fail, wants_loop_events};
 use crate::lens::{Lens, Rotation, Scale, Translation};
 use crate::sequence::TweenSequence;
 use crate::tweens::{Finish, Source, Tweened, Tweens};
@@ -110,8 +110,6 @@ fn end_tween<L: Lens>(world: &mut World, entity: Entity, complete: bool) {
 pub(crate) struct Claim<L: Lens> {
     pub value: L::Value,
     pub held: Option<(Source, MotionHandle)>,
-    /// The entity asks for [`TweenLooped`](crate::TweenLooped) events.
-    pub loops: bool,
 }
 
 /// Checks that `entity` exists, has `L`'s component and that `L` is registered.
@@ -133,8 +131,7 @@ pub(crate) fn claim<L: Lens>(world: &World, entity: Entity) -> Result<Claim<L>, 
         return Err(TweenError::UnregisteredLens(std::any::type_name::<L>()));
     }
     let held = e.get::<Tweened<L>>().map(|t| (t.source.clone(), t.motion));
-    let loops = e.contains::<LoopEvents>();
-    Ok(Claim { value, held, loops })
+    Ok(Claim { value, held })
 }
 
 /// A slot for a tween: the one the replaced tween held, or a new one; seeded with the
@@ -210,10 +207,11 @@ fn start<L: Lens>(
         return Err(TweenError::MotionCallbacks);
     }
     let claim = claim::<L>(world, entity)?;
+    let loops = wants_loop_events(world, entity);
     let mut tweens = world.resource_mut::<Tweens>();
     let (slot, target) = slot_for(&mut tweens, &claim)?;
     let finish = Finish::One(Tweened::<L>::finish);
-    let (motion, cell) = tweens.with_events(motion.target(target), entity, finish, claim.loops);
+    let (motion, cell) = tweens.with_events(motion.target(target), entity, finish, loops);
     let run = motion.run(tweens.world_mut());
     if let Ok(handle) = run {
         cell.set(handle);

@@ -57,6 +57,13 @@ tween_event!(
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct LoopEvents;
 
+/// Whether tweens started on `entity` now send [`TweenLooped`] events.
+pub(crate) fn wants_loop_events(world: &World, entity: Entity) -> bool {
+    world
+        .get_entity(entity)
+        .is_ok_and(|e| e.contains::<LoopEvents>())
+}
+
 /// A tween command that could not be carried out, with why. Nothing was started and, where
 /// the command would have replaced a tween, the old one runs on.
 #[derive(Message, Clone, Debug, PartialEq)]

@@ -9,7 +9,7 @@ use wgpu_tween::{Animatable, Motion, MotionHandle, Sequence, SequenceChild};
 
 use crate::commands::{claim, settle};
 use crate::error::TweenError;
-use crate::events::LoopEvents;
+use crate::events::wants_loop_events;
 use crate::lens::Lens;
 use crate::tweens::{with_events, Finish, FinishFn, LaneCell, Source, Tweened, Tweens};
 
@@ -147,9 +147,7 @@ fn run_sequence(
     lenses: &[LensClaim],
 ) -> Result<MotionHandle, TweenError> {
     let finish = Finish::Many(lenses.iter().map(|c| c.finish).collect());
-    let loops = world
-        .get_entity(entity)
-        .is_ok_and(|e| e.contains::<LoopEvents>());
+    let loops = wants_loop_events(world, entity);
     let mut tweens = world.resource_mut::<Tweens>();
     let queue = tweens.events.clone();
     let (mut cell, mut own_callbacks) = (None, false);
