@@ -8,7 +8,9 @@ use crate::core::value::{Animatable, RoundingMode};
 use crate::error::BuildError;
 use crate::table::targets::Target;
 use crate::world::bound_run::IndexedBind;
+use crate::world::built::BuiltMotion;
 use crate::world::MotionWorld;
+use std::ops::Range;
 
 /// One motion of a batch: what it changes in the batch's base motion (its start and end
 /// values, and where it writes its value, if anywhere).
@@ -102,8 +104,17 @@ impl<T: Animatable> Motion<T> {
 
     /// [`run_batch`](Self::run_batch) for a caller that keeps no handles (a particle
     /// emitter's fire-and-forget motions, that end by themselves): the same checks, all or
-    /// nothing, and no handle vector to pass. The world reuses one vector for the handles
-    /// it needs while adding, so a frame's batch allocates nothing once warmed up.
+    /// nothing, and no handle vector to pass.
+    ///
+    /// Nothing can name these motions, so the world keeps the batch whole, as a particle
+    /// system would: one clock and one ease evaluation per update for all of them, each
+    /// motion's value written straight into its host array, and the batch retired at once
+    /// when it ends. A frame's batch then costs about what pushing its motions onto a `Vec`
+    /// costs, and allocates nothing once warmed up. The values are those of
+    /// [`run_batch`](Self::run_batch)'s motions. Motions with a GPU target, and a base in a
+    /// group or with [`preserve`](Self::preserve), take the general path (a group can list
+    /// its motions; a preserved motion stays after it ends). [`MotionWorld::len`] counts the
+    /// batch's motions; [`MotionWorld::debug_snapshot`] does not list them.
     ///
     /// ```
     /// use wgpu_tween::{BatchItem, Motion, MotionWorld};
@@ -115,18 +126,68 @@ impl<T: Animatable> Motion<T> {
     /// })?;
     /// world.update(0.5)?;
     /// assert_eq!(world.host_target(xs).unwrap(), &[0.0, 0.5, 1.0, 1.5]);
+    /// assert_eq!(world.len(), 4);
+    /// world.update(0.5)?;
+    /// assert_eq!(world.host_target(xs).unwrap(), &[0.0, 1.0, 2.0, 3.0]);
+    /// assert!(world.is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run_batch_detached(
         &self,
         world: &mut MotionWorld,
         count: usize,
-        item: impl FnMut(usize) -> BatchItem<T>,
+        mut item: impl FnMut(usize) -> BatchItem<T>,
     ) -> Result<(), BuildError> {
-        let mut handles = world.take_detached_handles();
-        let result = self.run_batch(world, count, item, &mut handles);
-        world.restore_detached_handles(handles);
-        result
+        if let Some(what) = self.unshareable() {
+            return Err(BuildError::NotBatchable(what));
+        }
+        let base = self.build_base()?;
+        let no_bind = |item| (item, None::<(fn(T), RoundingMode)>);
+        let Some(mut cohorts) = world.cohort_builder(&base) else {
+            let mut handles = world.take_detached_handles();
+            let all = 0..count;
+            let result = self.add_batch_from(
+                world,
+                &base,
+                None,
+                all,
+                |i| no_bind(item(i)),
+                None,
+                &mut handles,
+            );
+            world.restore_detached_handles(handles);
+            return result;
+        };
+        for index in 0..count {
+            let checked = self.checked_item(world, index, item(index))?;
+            match checked.target {
+                Some((target, _)) if target.id.is_gpu() => {
+                    // The executors' scatter writes GPU buffers: this motion and the rest
+                    // take the general path.
+                    let mut handles = world.take_detached_handles();
+                    let rest = index + 1..count;
+                    let first = Some(checked);
+                    let result = self.add_batch_from(
+                        world,
+                        &base,
+                        first,
+                        rest,
+                        |i| no_bind(item(i)),
+                        None,
+                        &mut handles,
+                    );
+                    world.restore_detached_handles(handles);
+                    return result.map(|()| world.commit_cohorts(cohorts));
+                }
+                target => cohorts.push(
+                    &checked.pairs,
+                    checked.word,
+                    target.map(|(t, first)| (t.id.slot(), first)),
+                ),
+            }
+        }
+        world.commit_cohorts(cohorts);
+        Ok(())
     }
 
     /// [`run_batch`](Self::run_batch) with a bind per motion: `item(i)` gives motion `i`'s
@@ -219,7 +280,7 @@ impl<T: Animatable> Motion<T> {
         &self,
         world: &mut MotionWorld,
         count: usize,
-        mut item: impl FnMut(usize) -> (BatchItem<T>, Option<(B, RoundingMode)>),
+        item: impl FnMut(usize) -> (BatchItem<T>, Option<(B, RoundingMode)>),
         shared: Option<IndexedBind>,
         handles: &mut Vec<MotionHandle>,
     ) -> Result<(), BuildError> {
@@ -227,30 +288,78 @@ impl<T: Animatable> Motion<T> {
             return Err(BuildError::NotBatchable(what));
         }
         let base = self.build_base()?;
+        self.add_batch_from(world, &base, None, 0..count, item, shared, handles)
+    }
+
+    /// Adds the motions of `base` (built from this one): `first` (checked, with no bind),
+    /// then motion `i` for each `i` of `indices` as `item(i)` says.
+    #[allow(clippy::too_many_arguments)]
+    fn add_batch_from<B: FnMut(T) + Send + 'static>(
+        &self,
+        world: &mut MotionWorld,
+        base: &BuiltMotion,
+        first: Option<CheckedItem>,
+        indices: Range<usize>,
+        mut item: impl FnMut(usize) -> (BatchItem<T>, Option<(B, RoundingMode)>),
+        shared: Option<IndexedBind>,
+        handles: &mut Vec<MotionHandle>,
+    ) -> Result<(), BuildError> {
         if let Some(g) = base.group {
             world.group_clock(g)?;
         }
         // Each motion goes in once checked; an error (or a panic in `item`) drops the
         // batch, which takes out what it added.
-        let mut batch = world.insert_batch(&base, count, shared, handles);
-        for index in 0..count {
+        let count = indices.len() + usize::from(first.is_some());
+        let mut batch = world.insert_batch(base, count, shared, handles);
+        if let Some(c) = first {
+            batch.push(c.pairs, c.word, None, c.target.map(|(t, _)| t));
+        }
+        for index in indices {
             let (item, bind) = item(index);
-            let in_batch = |error| BuildError::InBatch {
-                index,
-                error: Box::new(error),
-            };
-            let (pairs, word) = self.checked_pairs(item.from, item.to).map_err(in_batch)?;
-            if let Some(target) = &item.target {
-                batch
-                    .world()
-                    .check_target(target, T::LANES)
-                    .map_err(|e| in_batch(BuildError::Target(e)))?;
-            }
-            batch.push(pairs, word, bind, item.target);
+            let c = self.checked_item(batch.world(), index, item)?;
+            batch.push(c.pairs, c.word, bind, c.target.map(|(t, _)| t));
         }
         batch.finish();
         Ok(())
     }
+
+    /// Checks motion `index` of a batch going into `world`: its endpoints as
+    /// [`run`](Self::run) checks them, and its target.
+    #[inline]
+    fn checked_item(
+        &self,
+        world: &MotionWorld,
+        index: usize,
+        item: BatchItem<T>,
+    ) -> Result<CheckedItem, BuildError> {
+        let in_batch = |error| BuildError::InBatch {
+            index,
+            error: Box::new(error),
+        };
+        let (pairs, word) = self.checked_pairs(item.from, item.to).map_err(in_batch)?;
+        let target = match item.target {
+            Some(target) => {
+                let first = world
+                    .check_target(&target, T::LANES)
+                    .map_err(|e| in_batch(BuildError::Target(e)))?;
+                Some((target, first))
+            }
+            None => None,
+        };
+        Ok(CheckedItem {
+            pairs,
+            word,
+            target,
+        })
+    }
+}
+
+/// A batch's motion, checked: its lane pairs, its row's `params` word, and its target with
+/// the f32 index of lane 0 there.
+struct CheckedItem {
+    pairs: [[f32; 2]; 4],
+    word: u32,
+    target: Option<(Target, u32)>,
 }
 
 impl MotionSettings {

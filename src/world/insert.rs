@@ -308,7 +308,7 @@ impl Config {
 /// The `params` word of a shake without an explicit seed: unique per motion for the world's
 /// first 2^32 motions (pcg is a bijection).
 #[inline]
-fn seed(seq: u64) -> u32 {
+pub(super) fn seed(seq: u64) -> u32 {
     crate::eval::adapters::pcg(seq as u32 ^ 0x5eed_5eed)
 }
 

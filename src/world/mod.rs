@@ -22,6 +22,7 @@ pub(crate) mod bound_run;
 pub(crate) mod built;
 pub(crate) mod callbacks;
 mod clock;
+pub(crate) mod cohorts;
 pub(crate) mod commands;
 pub(crate) mod completion;
 mod curves;
@@ -144,6 +145,8 @@ pub struct MotionWorld {
     nudged: Vec<MotionHandle>,
     /// A batch's motions waiting to be placed (`insert.rs`), kept for the next batch.
     staged: insert::Staged,
+    /// Detached batches kept whole (`cohorts.rs`).
+    cohorts: cohorts::Cohorts,
 }
 
 impl Default for MotionWorld {
@@ -196,19 +199,20 @@ impl MotionWorld {
             finals: finals::Finals::default(),
             nudged: Vec::new(),
             staged: insert::Staged::default(),
+            cohorts: cohorts::Cohorts::default(),
         }
     }
 
     /// Live motions (preserved completed ones included).
     #[must_use]
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.table.len() + self.cohorts.len()
     }
 
     /// Whether no motion is live.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.table.len() == 0
+        self.len() == 0
     }
 
     /// Reserves room for `additional` more motions, so creating them does not reallocate.
@@ -292,6 +296,7 @@ impl MotionWorld {
             self.evaluate_rows();
             self.finish_update();
         }
+        self.update_cohorts();
         Ok(())
     }
 
@@ -320,6 +325,7 @@ impl MotionWorld {
             self.evaluate_rows_async().await;
             self.finish_update();
         }
+        self.update_cohorts();
         Ok(())
     }
 
@@ -420,6 +426,8 @@ impl MotionWorld {
         #[cfg(feature = "gpu")]
         self.targets.clear_entries();
         self.host_targets.clear_entries();
+        // (Before the table, which clears the curve keys the cohorts name.)
+        self.cohorts.clear();
         self.table.clear();
         self.bound.clear();
         self.bound_rows = Vec::new();
@@ -438,7 +446,7 @@ impl std::fmt::Debug for MotionWorld {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MotionWorld")
             .field("id", &self.id)
-            .field("motions", &self.table.len())
+            .field("motions", &self.len())
             .field("world_time", &self.clocks.table())
             .field("updates", &self.updates)
             .finish_non_exhaustive()

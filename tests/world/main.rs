@@ -12,6 +12,7 @@ mod batches;
 mod bind_runs;
 mod callback_order;
 mod clock_exactness;
+mod cohorts;
 mod completion_futures;
 mod curves;
 mod derive;
