@@ -1,13 +1,14 @@
 //! Memory follows load (issue 16, item 13): a world emptied by `clear` or by its motions
 //! completing holds about what a fresh world holds, measured with a counting global
 //! allocator (bytes live: allocated minus freed), not RSS. One `#[test]`, so that no other
-//! test thread of this binary allocates while it measures.
+//! test thread of this binary allocates while it measures. Detached batches (kept whole, as
+//! cohorts) included: a burst of them leaves nothing behind once it ends.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, AtomicU32, Ordering};
 use std::sync::Arc;
 
-use wgpu_tween::{Motion, MotionWorld};
+use wgpu_tween::{BatchItem, Motion, MotionWorld};
 
 struct Counting;
 
@@ -113,5 +114,40 @@ fn an_emptied_world_holds_about_what_a_fresh_one_holds() {
         "after completing: {} KiB live, a fresh world {} KiB",
         completed / 1024,
         fresh_bytes / 1024
+    );
+    drop(world);
+
+    // An emitter's steady state (a detached batch a frame, each living 5 frames), then a
+    // burst of 1M detached motions writing a host array, all ending.
+    let start = live();
+    let mut world = MotionWorld::new();
+    let array = world.add_host_target(N).unwrap();
+    let array_bytes = live() - start;
+    let particle = Motion::new(0.0f32, 0.0, 0.45);
+    for frame in 0..40 {
+        particle
+            .run_batch_detached(&mut world, 1000, |i| {
+                BatchItem::new(0.0, 1.0).target(array.at((frame % 5 * 1000 + i) as u32, 1, 0))
+            })
+            .unwrap();
+        world.update(0.1).unwrap();
+    }
+    particle
+        .run_batch_detached(&mut world, N, |i| {
+            BatchItem::new(0.0, 1.0).target(array.at(i as u32, 1, 0))
+        })
+        .unwrap();
+    world.update(0.1).unwrap();
+    let burst = live() - start;
+    world.update(1.0).unwrap();
+    assert!(world.is_empty());
+    world.update(0.1).unwrap();
+    let ended = live() - start - array_bytes;
+    assert!(
+        ended <= fresh_bytes + MIB,
+        "after a detached burst: {} KiB live besides the array, a fresh world {} KiB (peak {} MiB)",
+        ended / 1024,
+        fresh_bytes / 1024,
+        burst / MIB
     );
 }

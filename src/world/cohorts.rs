@@ -170,7 +170,7 @@ impl Cohorts {
                 );
             }
             if !now.is_completed() {
-                // Kept in creation order, so a newer cohort's value wins a shared f32.
+                // Kept in creation order (a newer cohort's value is left in a shared f32).
                 self.live.swap(kept, i);
                 kept += 1;
             }
