@@ -142,21 +142,8 @@ impl<T: Animatable> Motion<T> {
             return Err(BuildError::NotBatchable(what));
         }
         let base = self.build_base()?;
-        let no_bind = |item| (item, None::<(fn(T), RoundingMode)>);
         let Some(mut cohorts) = world.cohort_builder(&base) else {
-            let mut handles = world.take_detached_handles();
-            let all = 0..count;
-            let result = self.add_batch_from(
-                world,
-                &base,
-                None,
-                all,
-                |i| no_bind(item(i)),
-                None,
-                &mut handles,
-            );
-            world.restore_detached_handles(handles);
-            return result;
+            return self.add_detached_from(world, &base, None, 0..count, item);
         };
         for index in 0..count {
             let item_now = item(index);
@@ -165,20 +152,10 @@ impl<T: Animatable> Motion<T> {
                 Some(target) if target.id.is_gpu() => {
                     // The executors' scatter writes GPU buffers: this motion and the rest
                     // take the general path.
-                    let mut handles = world.take_detached_handles();
-                    let rest = index + 1..count;
                     let first = Some((checked, item_now.target));
-                    let result = self.add_batch_from(
-                        world,
-                        &base,
-                        first,
-                        rest,
-                        |i| no_bind(item(i)),
-                        None,
-                        &mut handles,
-                    );
-                    world.restore_detached_handles(handles);
-                    return result.map(|()| world.commit_cohorts(cohorts));
+                    return self
+                        .add_detached_from(world, &base, first, index + 1..count, item)
+                        .map(|()| world.commit_cohorts(cohorts));
                 }
                 target => cohorts.push(
                     &checked.pairs,
@@ -322,6 +299,23 @@ impl<T: Animatable> Motion<T> {
         }
         batch.finish();
         Ok(())
+    }
+
+    /// [`add_batch_from`](Self::add_batch_from) for a detached batch on the general path:
+    /// no binds, the handles in the world's reused vector.
+    fn add_detached_from(
+        &self,
+        world: &mut MotionWorld,
+        base: &BuiltMotion,
+        first: Option<(CheckedItem, Option<Target>)>,
+        indices: Range<usize>,
+        mut item: impl FnMut(usize) -> BatchItem<T>,
+    ) -> Result<(), BuildError> {
+        let mut handles = world.take_detached_handles();
+        let no_bind = |i| (item(i), None::<(fn(T), RoundingMode)>);
+        let result = self.add_batch_from(world, base, first, indices, no_bind, None, &mut handles);
+        world.restore_detached_handles(handles);
+        result
     }
 
     /// Checks motion `index` of a batch going into `world`: its endpoints as
