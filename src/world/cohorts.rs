@@ -20,7 +20,8 @@
 //! refused batch leaves nothing. `update` evaluates the cohorts after the general motions'
 //! visits, in creation order, and retires the completed ones, keeping their memory for the
 //! next batches (at most [`SPARE`] cohorts, none larger than twice the live motions or
-//! [`SPARE_MOTIONS`], so a burst's memory is released when it ends).
+//! [`SPARE_MOTIONS`], so a burst's memory is released when it ends). The builder fills
+//! vectors the world keeps, so a batch allocates nothing once warmed up.
 
 use super::MotionWorld;
 use crate::core::curve::{AnimationCurve, CurvePool};
@@ -43,6 +44,9 @@ pub(crate) struct Cohorts {
     live: Vec<Cohort>,
     /// Retired cohorts, emptied, their capacity kept.
     spare: Vec<Cohort>,
+    /// The vector a [`CohortBuilder`] fills, kept empty between batches (so that a batch
+    /// allocates nothing once warmed up).
+    building: Vec<Cohort>,
     /// Motions in `live`.
     motions: usize,
 }
@@ -200,11 +204,11 @@ pub(crate) struct CohortBuilder {
     params: [f32; 4],
     curve: Option<AnimationCurve>,
     auto_seed: bool,
-    /// The cohorts filled, the one being filled last.
+    /// The cohorts filled, the one being filled last (the world's `building`).
     cohorts: Vec<Cohort>,
-    /// Kept memory for the cohorts.
+    /// Kept memory for the cohorts (the world's `spare`, given back on commit; a dropped
+    /// builder releases it).
     spare: Vec<Cohort>,
-    count: usize,
 }
 
 impl CohortBuilder {
@@ -224,7 +228,6 @@ impl CohortBuilder {
             }
         };
         cohort.count += 1;
-        self.count += 1;
         if let Some((_, first)) = target {
             cohort.firsts.push(first);
             if self.row.adapter_bits() == Interpolation::Lerp as u32 {
@@ -253,15 +256,13 @@ impl MotionWorld {
         }
         let mut row = base.row;
         row.anchor(self.clocks.now[row.clock_index()], 0.0);
-        let spare = self.cohorts.spare.pop().into_iter().collect();
         Some(CohortBuilder {
             row,
             params: base.params,
             curve: base.curve.clone(),
             auto_seed: base.auto_seed,
-            cohorts: Vec::new(),
-            spare,
-            count: 0,
+            cohorts: std::mem::take(&mut self.cohorts.building),
+            spare: std::mem::take(&mut self.cohorts.spare),
         })
     }
 
@@ -272,14 +273,12 @@ impl MotionWorld {
         let CohortBuilder {
             curve,
             auto_seed,
-            cohorts,
+            mut cohorts,
             spare,
-            count,
             ..
         } = builder;
         let mut seq = self.next_seq;
-        self.next_seq += count as u64;
-        for mut cohort in cohorts {
+        for mut cohort in cohorts.drain(..) {
             if auto_seed {
                 for (k, word) in cohort.words.iter_mut().enumerate() {
                     *word = super::insert::seed(seq + k as u64);
@@ -293,7 +292,8 @@ impl MotionWorld {
             self.cohorts.motions += cohort.count;
             self.cohorts.live.push(cohort);
         }
-        self.cohorts.spare.extend(spare);
+        self.next_seq = seq;
+        (self.cohorts.building, self.cohorts.spare) = (cohorts, spare);
     }
 
     /// Evaluates the cohorts at this update's clocks.
