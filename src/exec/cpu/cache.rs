@@ -384,6 +384,8 @@ pub(crate) struct Scratch {
     q: [f32; CHUNK],
     /// Parametric rows' parameters (gathered only for chunks that have any).
     params: Params,
+    /// A folding chunk's rows before their ease ([`fold::eased`]).
+    folded: fold::FoldedColumns,
 }
 
 impl Default for Scratch {
@@ -392,6 +394,7 @@ impl Default for Scratch {
             p: [0.0; CHUNK],
             q: [0.0; CHUNK],
             params: Params::default(),
+            folded: fold::FoldedColumns::default(),
         }
     }
 }
@@ -409,7 +412,12 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     now: &[f64],
     scratch: &mut Scratch,
 ) -> bool {
-    let Scratch { p, q, params } = scratch;
+    let Scratch {
+        p,
+        q,
+        params,
+        folded,
+    } = scratch;
     let [.., l4, l5] = columns.lanes;
     if chunk.head.dirty {
         chunk.head.classify(rows, [l4, l5]);
@@ -465,7 +473,7 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
     } else if groups.len == 1 {
         let (ease, lt) = (groups.ease[0], groups.loop_type[0]);
         if fold {
-            fold::eased::<AVX2>(&chunk, ease, lt, params, w, p)
+            fold::eased::<AVX2>(&chunk, ease, lt, params, w, folded, p)
         } else {
             eased(&chunk, ease, lt, params, w, p);
             false
@@ -476,7 +484,7 @@ pub(crate) fn evaluate_chunk<const AVX2: bool>(
         for g in 0..usize::from(groups.len) {
             let (ease, lt) = (groups.ease[g], groups.loop_type[g]);
             near |= if fold {
-                fold::eased::<AVX2>(&chunk, ease, lt, params, w, q)
+                fold::eased::<AVX2>(&chunk, ease, lt, params, w, folded, q)
             } else {
                 eased(&chunk, ease, lt, params, w, q);
                 false

@@ -3,6 +3,7 @@
 //! and the hot loop of chunks that do not fold loops ([`eased`]; those that do are
 //! [`super::fold`]'s). A child of [`super`], so it shares the cache's private state.
 
+use super::fold::FoldedColumns;
 use super::{Chunk, CHUNK};
 use crate::core::ease::{with_every_ease, Ease};
 use crate::exec::cpu::fast_ease;
@@ -59,6 +60,50 @@ pub(super) fn eased(
         };
     }
     with_every_ease!(dispatch);
+}
+
+/// Every row's eased progress `a + s·E(x)` from a folding chunk's maps
+/// ([`super::fold::fold`]), or `E(x)` where the maps are `plain` (identities, not kept).
+/// One monomorphic loop per ease and kind of map, over the whole chunk.
+#[inline(always)]
+pub(super) fn mapped(
+    ease: u8,
+    params: &Params,
+    m: &FoldedColumns,
+    plain: bool,
+    p: &mut [f32; CHUNK],
+) {
+    macro_rules! dispatch {
+        ($($ease:ident),*) => {
+            match Ease::from_bits(u32::from(ease)) {
+                $(Some(Ease::$ease) => map_with(|_, x| fast_ease::evaluate(Ease::$ease, x), m, plain, p),)*
+                None => with_parametric!(ease, params, |f| map_with(f, m, plain, p)),
+            }
+        };
+    }
+    with_every_ease!(dispatch);
+}
+
+#[inline(always)]
+fn map_with(f: impl Fn(usize, f32) -> f32, m: &FoldedColumns, plain: bool, p: &mut [f32; CHUNK]) {
+    if plain {
+        for (i, p) in p.iter_mut().enumerate() {
+            *p = f(i, m.x[i]);
+        }
+    } else {
+        for (i, p) in p.iter_mut().enumerate() {
+            *p = m.a[i] + m.s[i] * f(i, m.x[i]);
+        }
+    }
+}
+
+/// `E(1)` of ease `ease` as [`mapped`] evaluates it, with the first row's parameters for a
+/// parametric one (Incremental's step per loop).
+pub(super) fn at_one(ease: u8, params: &Params) -> f32 {
+    match Ease::from_bits(u32::from(ease)) {
+        Some(e) => fast_ease::evaluate(e, 1.0),
+        None => with_parametric!(ease, params, |f| f(0, 1.0)),
+    }
 }
 
 /// The parameter lanes of a chunk's rows, a column each (`Columns::lanes` 4 and 5 hold them as

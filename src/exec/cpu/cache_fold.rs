@@ -18,7 +18,7 @@
 
 use super::segment::{Segment, LOOP_MARGIN_X, TIME_MARGIN_X};
 use super::{Chunk, Params, CHUNK};
-use crate::core::ease::{with_every_ease, Ease, ID_BEZIER, ID_ELASTIC};
+use crate::core::ease::{Ease, ID_BEZIER, ID_ELASTIC};
 
 /// `⌊v⌋` for `|v| < 2²²` by the nearest-integer trick, so that the loop vectorises without
 /// SSE4.1's `roundps` (the baseline x86-64 build, where `f32::floor` is a libm call); larger
@@ -39,78 +39,132 @@ fn floor32<const AVX2: bool>(v: f32) -> f32 {
     }
 }
 
-/// One row's eased progress from its folded segment (`r`, `c`, `off`, see
-/// [`segment::folded`](super::segment::folded)) at relative time `w`,
-/// loop type `LT` ([`LoopType`](crate::LoopType)'s discriminant), ease `f` with `e1 = f(1)`;
-/// and its position `x` in the loop it lands in, which [`near`] checks against the margins
-/// (near a boundary the progress is garbage: the exact path's replaces it). A constant
-/// segment (`r = 0`, `c` in `[0, 1)`, see [`segment::folded`](super::segment::folded)) folds
-/// to itself.
+/// What the loop type makes of one row's folded segment (`r`, `c`, `off`, see
+/// [`segment::folded`](super::segment::folded)) at relative time `w`, before the ease: the
+/// ease's input `x`, and the map `a + s·E(x)` that gives the row's eased progress (Flip's
+/// mirror `1 − E`, Incremental's `E(1)·k + E` with `e1 = E(1)`); and the row's position `pos`
+/// in the loop it lands in, which [`near`] checks against the margins (near a boundary the
+/// progress is garbage: the exact path's replaces it). `LT` is [`LoopType`](crate::LoopType)'s
+/// discriminant. A constant segment (`r = 0`, `c` in `[0, 1)`, see
+/// [`segment::folded`](super::segment::folded)) folds to itself.
 ///
 /// With `EVERY` (a chunk with every-loop delays), `v` counts periods of delay and loop
 /// ([`segment::folded`](super::segment::folded)): `x` comes from the phase `φ = v − ⌊v⌋`
 /// and the row's `span` ([`segment::span`](super::segment::span)), 0 through the delay, and
-/// the position returned is `φ` (near a boundary where `x` is, for the other loop types).
+/// `pos` is `φ` (near a boundary where `x` is, for the other loop types).
+///
+/// The ease is applied apart ([`super::ease::mapped`]), so that this runs once per loop
+/// type and not once per ease and loop type: the two loops together are as fast as one
+/// that eases as it folds, and compile to a tenth of its code.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(super) fn fold<const LT: u8, const AVX2: bool, const EVERY: bool>(
-    f: &impl Fn(f32) -> f32,
     e1: f32,
     r: f32,
     c: f32,
     off: f32,
     span: f32,
     w: f32,
-) -> (f32, f32) {
+) -> Folded {
     let v = w * r + c;
+    let plain = |x: f32, pos: f32| Folded {
+        x,
+        a: 0.0,
+        s: 1.0,
+        pos,
+    };
+    // Flip's mirror on odd loops (`v` counts from an even loop, see `segment::folded`):
+    // `⌊v⌋` is odd where `v/2` has a fraction of at least a half (both exact).
+    let odd = || {
+        let h = v * 0.5;
+        h - floor32::<AVX2>(h) >= 0.5
+    };
+    let mirrored = |x: f32, pos: f32, odd: bool| Folded {
+        x,
+        a: if odd { 1.0 } else { 0.0 },
+        s: if odd { -1.0 } else { 1.0 },
+        pos,
+    };
     if EVERY {
         let j = floor32::<AVX2>(v);
         let phase = v - j; // exact
         let x = (phase * span - (span - 1.0)).clamp(0.0, 1.0);
-        let odd = || {
-            let h = v * 0.5;
-            h - floor32::<AVX2>(h) >= 0.5
+        return match LT {
+            1 => mirrored(x, phase, odd()),
+            // Incremental: `E(1)·k` of the segment's loop plus `E(1)` per loop since.
+            2 => Folded {
+                x,
+                a: off + e1 * j,
+                s: 1.0,
+                pos: phase,
+            },
+            3 => plain(if odd() { 1.0 - x } else { x }, phase),
+            _ => plain(x, phase),
         };
-        let e = match LT {
-            1 => {
-                let e = f(x);
-                if odd() {
-                    1.0 - e
-                } else {
-                    e
-                }
-            }
-            2 => off + e1 * j + f(x),
-            3 => f(if odd() { 1.0 - x } else { x }),
-            _ => f(x),
-        };
-        return (e, phase);
     }
     if LT == 3 {
         // Yoyo: forward on even loops, backward on odd ones (`v` counts from an even loop,
         // see `segment::folded`): a triangle wave. `v − 2·round(v/2)` is exact.
         let x = (v - 2.0 * floor32::<AVX2>(v * 0.5 + 0.5)).abs();
-        return (f(x), x);
+        return plain(x, x);
     }
     let j = floor32::<AVX2>(v);
     let x = v - j; // exact
-    let e = f(x);
-    let e = match LT {
-        // Flip: mirrored on odd loops (`v` counts from an even loop, see `segment::folded`);
-        // `⌊v⌋` is odd where `v/2` has a fraction of at least a half (both exact).
-        1 => {
-            let h = v * 0.5;
-            if h - floor32::<AVX2>(h) >= 0.5 {
-                1.0 - e
-            } else {
-                e
-            }
+    match LT {
+        1 => mirrored(x, x, odd()),
+        2 => Folded {
+            x,
+            a: off + e1 * j,
+            s: 1.0,
+            pos: x,
+        },
+        _ => plain(x, x),
+    }
+}
+
+/// One row's [`fold`]: its eased progress is `a + s·E(x)` (exactly `E(x)`, `1 − E(x)` and
+/// `E(1)·k + E(x)` as the loop types have it: the map's products are by ±1).
+#[derive(Clone, Copy)]
+pub(super) struct Folded {
+    pub(super) x: f32,
+    pub(super) a: f32,
+    pub(super) s: f32,
+    pos: f32,
+}
+
+/// A folding chunk's rows' [`Folded`] maps, a column each, between [`eased`]'s two loops
+/// (part of the executor's scratch, so that a chunk clears nothing).
+pub(super) struct FoldedColumns {
+    pub(super) x: [f32; CHUNK],
+    pub(super) a: [f32; CHUNK],
+    pub(super) s: [f32; CHUNK],
+}
+
+impl Default for FoldedColumns {
+    fn default() -> Self {
+        Self {
+            x: [0.0; CHUNK],
+            a: [0.0; CHUNK],
+            s: [1.0; CHUNK],
         }
-        // Incremental: `E(1)·k` of the segment's loop plus `E(1)` per loop since.
-        2 => off + e1 * j + e,
-        _ => e,
-    };
-    (e, x)
+    }
+}
+
+impl FoldedColumns {
+    /// Row `i`'s map; only its `x` for loop types whose map is the identity ([`plain`]).
+    #[inline(always)]
+    fn set<const LT: u8>(&mut self, i: usize, m: Folded) {
+        self.x[i] = m.x;
+        if !plain(LT) {
+            (self.a[i], self.s[i]) = (m.a, m.s);
+        }
+    }
+}
+
+/// Whether loop type `lt`'s map is the identity (Restart and Yoyo: `E(x)` itself), so that
+/// only `x` is kept and eased.
+#[inline(always)]
+pub(super) const fn plain(lt: u8) -> bool {
+    !matches!(lt, 1 | 2)
 }
 
 /// Whether a row of ease `ease` (its id) and loop type `lt` ([`LoopType`](crate::LoopType)'s
@@ -165,23 +219,27 @@ pub(super) fn fold_segment(
 ) -> (f32, bool) {
     let (r, c, off) = (s.r, s.c, s.off);
     // (Span 1 folds alike in both: the plain fold unless there is a delay to fold.)
-    let (e, x) = match (loop_type, span != 1.0) {
-        (1, false) => fold::<1, false, false>(&f, 0.0, r, c, off, 1.0, w),
-        (2, false) => fold::<2, false, false>(&f, f(1.0), r, c, off, 1.0, w),
-        (3, false) => fold::<3, false, false>(&f, 0.0, r, c, off, 1.0, w),
-        (_, false) => fold::<0, false, false>(&f, 0.0, r, c, off, 1.0, w),
-        (1, true) => fold::<1, false, true>(&f, 0.0, r, c, off, span, w),
-        (2, true) => fold::<2, false, true>(&f, f(1.0), r, c, off, span, w),
-        (3, true) => fold::<3, false, true>(&f, 0.0, r, c, off, span, w),
-        (_, true) => fold::<0, false, true>(&f, 0.0, r, c, off, span, w),
+    let m = match (loop_type, span != 1.0) {
+        (1, false) => fold::<1, false, false>(0.0, r, c, off, 1.0, w),
+        (2, false) => fold::<2, false, false>(f(1.0), r, c, off, 1.0, w),
+        (3, false) => fold::<3, false, false>(0.0, r, c, off, 1.0, w),
+        (_, false) => fold::<0, false, false>(0.0, r, c, off, 1.0, w),
+        (1, true) => fold::<1, false, true>(0.0, r, c, off, span, w),
+        (2, true) => fold::<2, false, true>(f(1.0), r, c, off, span, w),
+        (3, true) => fold::<3, false, true>(0.0, r, c, off, span, w),
+        (_, true) => fold::<0, false, true>(0.0, r, c, off, span, w),
     };
-    (e, jumps(loop_type, ease) && near(x, s.r))
+    (
+        m.a + m.s * f(m.x),
+        jumps(loop_type, ease) && near(m.pos, s.r),
+    )
 }
 
 /// The eased progress of every row of a folding chunk (garbage for rows near a boundary or
 /// past their segment's end, which [`super::refresh()`] overwrites, and past a short chunk's
-/// end); returns whether any row may be near a boundary. One monomorphic loop per (ease, loop
-/// type), over the whole chunk, as [`super::eased`].
+/// end); returns whether any row may be near a boundary. Two loops over the whole chunk:
+/// one per loop type folds every row ([`fold`], into `m`), one per ease eases them
+/// ([`super::ease::mapped`]).
 #[inline(always)]
 pub(super) fn eased<const AVX2: bool>(
     chunk: &Chunk<'_>,
@@ -189,53 +247,42 @@ pub(super) fn eased<const AVX2: bool>(
     loop_type: u8,
     params: &Params,
     w: f32,
+    m: &mut FoldedColumns,
     p: &mut [f32; CHUNK],
 ) -> bool {
     let jumps = jumps(loop_type, ease);
-    macro_rules! dispatch {
-        ($($ease:ident),*) => {
-            match Ease::from_bits(u32::from(ease)) {
-                $(Some(Ease::$ease) => by_loop::<AVX2>(|_, x| crate::exec::cpu::fast_ease::evaluate(Ease::$ease, x), chunk, loop_type, jumps, w, p),)*
-                None => with_parametric!(ease, params, |f| by_loop::<AVX2>(f, chunk, loop_type, jumps, w, p)),
-            }
-        };
-    }
-    with_every_ease!(dispatch)
+    let e1 = if loop_type == 2 {
+        super::ease::at_one(ease, params)
+    } else {
+        0.0
+    };
+    let near = if chunk.head.every {
+        match loop_type {
+            1 => by_row::<1, AVX2, true>(e1, chunk, jumps, w, m),
+            2 => by_row::<2, AVX2, true>(e1, chunk, jumps, w, m),
+            3 => by_row::<3, AVX2, true>(e1, chunk, jumps, w, m),
+            _ => by_row::<0, AVX2, true>(e1, chunk, jumps, w, m),
+        }
+    } else {
+        match loop_type {
+            1 => by_row::<1, AVX2, false>(e1, chunk, jumps, w, m),
+            2 => by_row::<2, AVX2, false>(e1, chunk, jumps, w, m),
+            3 => by_row::<3, AVX2, false>(e1, chunk, jumps, w, m),
+            _ => by_row::<0, AVX2, false>(e1, chunk, jumps, w, m),
+        }
+    };
+    super::ease::mapped(ease, params, m, plain(loop_type), p);
+    near
 }
 
-#[inline(always)]
-fn by_loop<const AVX2: bool>(
-    f: impl Fn(usize, f32) -> f32,
-    chunk: &Chunk<'_>,
-    loop_type: u8,
-    jumps: bool,
-    w: f32,
-    p: &mut [f32; CHUNK],
-) -> bool {
-    if chunk.head.every {
-        return match loop_type {
-            1 => by_row::<1, AVX2, true>(&f, 0.0, chunk, jumps, w, p),
-            2 => by_row::<2, AVX2, true>(&f, f(0, 1.0), chunk, jumps, w, p),
-            3 => by_row::<3, AVX2, true>(&f, 0.0, chunk, jumps, w, p),
-            _ => by_row::<0, AVX2, true>(&f, 0.0, chunk, jumps, w, p),
-        };
-    }
-    match loop_type {
-        1 => by_row::<1, AVX2, false>(&f, 0.0, chunk, jumps, w, p),
-        2 => by_row::<2, AVX2, false>(&f, f(0, 1.0), chunk, jumps, w, p),
-        3 => by_row::<3, AVX2, false>(&f, 0.0, chunk, jumps, w, p),
-        _ => by_row::<0, AVX2, false>(&f, 0.0, chunk, jumps, w, p),
-    }
-}
-
+/// Every row's [`fold`] into `m`; returns whether any may be near a boundary.
 #[inline(always)]
 fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
-    f: &impl Fn(usize, f32) -> f32,
     e1: f32,
     chunk: &Chunk<'_>,
     jumps: bool,
     w: f32,
-    p: &mut [f32; CHUNK],
+    m: &mut FoldedColumns,
 ) -> bool {
     let (c, off, span) = (&*chunk.c, &*chunk.off, &*chunk.span);
     if !jumps {
@@ -243,12 +290,18 @@ fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
         // (Two loops, as in `mask_of`: a select of `r[0]` or `r[i]` would not vectorise.)
         let r = &*chunk.r;
         if chunk.head.same_r {
-            for (i, p) in p.iter_mut().enumerate() {
-                *p = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r[0], c[i], off[i], span[i], w).0;
+            for i in 0..CHUNK {
+                m.set::<LT>(
+                    i,
+                    fold::<LT, AVX2, EVERY>(e1, r[0], c[i], off[i], span[i], w),
+                );
             }
         } else {
-            for (i, p) in p.iter_mut().enumerate() {
-                *p = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r[i], c[i], off[i], span[i], w).0;
+            for i in 0..CHUNK {
+                m.set::<LT>(
+                    i,
+                    fold::<LT, AVX2, EVERY>(e1, r[i], c[i], off[i], span[i], w),
+                );
             }
         }
         return false;
@@ -260,24 +313,24 @@ fn by_row<const LT: u8, const AVX2: bool, const EVERY: bool>(
         // reductions vectorise, float ones do not without fast-math.
         let r0 = chunk.r[0];
         let (mut lo, mut hi) = (i32::MAX, i32::MIN);
-        for (i, p) in p.iter_mut().enumerate() {
-            let (e, x) = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r0, c[i], off[i], span[i], w);
-            *p = e;
-            let bits = x.to_bits() as i32;
+        for i in 0..CHUNK {
+            let f = fold::<LT, AVX2, EVERY>(e1, r0, c[i], off[i], span[i], w);
+            m.set::<LT>(i, f);
+            let bits = f.pos.to_bits() as i32;
             lo = lo.min(bits);
             hi = hi.max(bits);
         }
-        let m = margin(r0);
+        let margin = margin(r0);
         // (A constant chunk, `r0` = 0, is never near.)
-        (r0 != 0.0) & ((lo < m.to_bits() as i32) | (hi > (1.0 - m).to_bits() as i32))
+        (r0 != 0.0) & ((lo < margin.to_bits() as i32) | (hi > (1.0 - margin).to_bits() as i32))
     } else {
         let r = &*chunk.r;
         // An integer OR, which vectorises (a bool one may not).
         let mut any = 0u32;
-        for (i, p) in p.iter_mut().enumerate() {
-            let (e, x) = fold::<LT, AVX2, EVERY>(&|x| f(i, x), e1, r[i], c[i], off[i], span[i], w);
-            *p = e;
-            any |= u32::from(near(x, r[i]));
+        for i in 0..CHUNK {
+            let f = fold::<LT, AVX2, EVERY>(e1, r[i], c[i], off[i], span[i], w);
+            m.set::<LT>(i, f);
+            any |= u32::from(near(f.pos, r[i]));
         }
         any != 0
     }
@@ -312,13 +365,12 @@ pub(super) fn near_mask(
 /// vector, as `refresh::due_mask`).
 #[inline(always)]
 fn mask_of<const LT: u8>(same_r: bool, [r, c, off]: [&[f32; CHUNK]; 3], w: f32) -> u64 {
-    let id = |x: f32| x;
     let mut flags = [0u32; CHUNK];
     // (Whether a row is near does not depend on its span: the phase `φ` of `EVERY` is near
     // a boundary where `x` is without it.)
     let flag = |ri: f32, i: usize| {
         u32::from(near(
-            fold::<LT, false, false>(&id, 0.0, ri, c[i], off[i], 1.0, w).1,
+            fold::<LT, false, false>(0.0, ri, c[i], off[i], 1.0, w).pos,
             ri,
         ))
     };
@@ -457,11 +509,9 @@ mod tests {
     /// margin and a bit away is not.
     #[test]
     fn near_flags_the_boundary() {
-        let id = |x: f32| x;
         // r = 0.5 loops/s, loop end at w = 2.
         let (r, c) = (0.5, 0.0);
-        let near_at =
-            |r: f32, w: f32| near(fold::<0, false, false>(&id, 0.0, r, c, 0.0, 1.0, w).1, r);
+        let near_at = |r: f32, w: f32| near(fold::<0, false, false>(0.0, r, c, 0.0, 1.0, w).pos, r);
         for w in [1.999_999, 2.0, 2.000_001, 0.0, 4.0] {
             assert!(near_at(r, w), "{w}");
         }
