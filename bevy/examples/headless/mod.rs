@@ -91,6 +91,13 @@ impl Run {
             app.update();
         }
         let target = app.world().resource::<HeadlessTarget>().0.clone();
+        // A PNG left by an earlier run would pass for this one's before it is written.
+        if let Err(e) = std::fs::remove_file(&self.out) {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                eprintln!("cannot replace {}: {e}", self.out.display());
+                std::process::exit(1);
+            }
+        }
         app.world_mut()
             .spawn(Screenshot::image(target))
             .observe(save_to_disk(self.out.clone()));
