@@ -373,6 +373,17 @@ impl Rows {
         ]
     }
 
+    /// Asks for the cache lines of row `index`'s first `lanes` outputs without waiting for
+    /// them: a reader that jumps between rows (a sparse bind) asks a few rows ahead.
+    #[inline(always)]
+    pub fn prefetch_output(&self, index: u32, lanes: u8) {
+        for column in &self.outputs[..usize::from(lanes.min(4))] {
+            if let Some(x) = column.get(index as usize) {
+                prefetch(x);
+            }
+        }
+    }
+
     /// Shrinks with hysteresis: only when a quarter or less of the capacity is used, and
     /// then to twice the length, so a world oscillating around a size never reallocates.
     pub fn shrink_if_sparse(&mut self) {
@@ -434,4 +445,17 @@ impl Rows {
         self.curves.clear();
         self.shrink_if_sparse();
     }
+}
+
+/// Asks for the cache line at `p` without waiting for it.
+#[inline(always)]
+pub(crate) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it never faults, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }

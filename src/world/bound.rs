@@ -1,12 +1,16 @@
 //! The bound list: motions visited every update (binds, sequences), in creation order, and
 //! how an update walks it beside the due motions.
 
-use super::bound_run::Stop;
+use super::bound_run::{OwnBind, Stop};
 use super::callbacks::guarded;
 use super::meta::{BoundEntry, BoundMotion, BoundVisit, GONE};
 use super::visit::output;
 use super::MotionWorld;
 use crate::core::value::Lanes;
+use crate::table::rows::prefetch;
+
+/// How many entries ahead of its visit a bound motion's outputs are asked for.
+const PREFETCH_AHEAD: usize = 8;
 
 /// A place in the bound list: entry `entry`, and motion `motion` of it when it is a batch.
 #[derive(Clone, Copy, Default)]
@@ -67,6 +71,16 @@ impl MotionWorld {
         let stop = self.bound.stop(at.entry, end, until);
         while at.entry < stop {
             let rows = &self.table.rows;
+            // A motion with a bind of its own is rarely its neighbour's row: ask for the
+            // outputs (and the closure) a few entries ahead, so their misses overlap.
+            if let Some(BoundEntry::One(ahead)) = self.bound.get(at.entry + PREFETCH_AHEAD) {
+                if ahead.row != GONE {
+                    rows.prefetch_output(ahead.row, ahead.lanes);
+                }
+                if let Some(bind) = &ahead.bind {
+                    prefetch(std::ptr::from_ref::<dyn OwnBind>(&**bind).cast::<u8>());
+                }
+            }
             let first_seq = self.bound.first_seq(at.entry);
             let entry = match &mut self.bound[at.entry] {
                 BoundEntry::Run(run) => {

@@ -21,9 +21,10 @@ use super::segment::{self, Segment};
 use crate::core::ease::Ease;
 use crate::core::row::MotionRow;
 use crate::eval::clock::progress;
+use crate::table::rows::prefetch;
 use classify::Groups;
 use ease::{eased, Params};
-use refresh::{due_mask, min_of, prefetch, refresh, same_timing, segment_eased};
+use refresh::{due_mask, min_of, refresh, same_timing, segment_eased};
 
 /// Relative world time (seconds) after which a chunk is re-based whatever its rows: keeps the
 /// f32 relative times precise to < 4e-6 s (see `segment::TIME_MARGIN`).

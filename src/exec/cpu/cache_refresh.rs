@@ -46,19 +46,6 @@ pub(super) fn min_of(hi: &[f32; CHUNK], n: usize) -> f32 {
     m.iter().fold(f32::INFINITY, |a, &b| a.min(b))
 }
 
-/// Asks for the cache line at `p` without waiting for it.
-#[inline(always)]
-pub(super) fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint: it never faults, whatever the address.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// One row's eased progress from its segment `s` at `w`: [`super::by_loop_with`]'s arithmetic.
 #[inline(always)]
 pub(super) fn segment_eased(f: impl Fn(f32) -> f32, loop_type: u8, s: &Segment, w: f32) -> f32 {
