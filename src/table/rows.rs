@@ -374,7 +374,8 @@ impl Rows {
     }
 
     /// Asks for the cache lines of row `index`'s first `lanes` outputs without waiting for
-    /// them: a reader that jumps between rows (a sparse bind) asks a few rows ahead.
+    /// them: a reader that jumps between rows (a sparse bind) asks a few rows ahead. A row
+    /// past the end (a gone motion's `u32::MAX`) asks for nothing.
     #[inline(always)]
     pub fn prefetch_output(&self, index: u32, lanes: u8) {
         for column in &self.outputs[..usize::from(lanes.min(4))] {

@@ -74,9 +74,7 @@ impl MotionWorld {
             // A motion with a bind of its own is rarely its neighbour's row: ask for the
             // outputs (and the closure) a few entries ahead, so their misses overlap.
             if let Some(BoundEntry::One(ahead)) = self.bound.get(at.entry + PREFETCH_AHEAD) {
-                if ahead.row != GONE {
-                    rows.prefetch_output(ahead.row, ahead.lanes);
-                }
+                rows.prefetch_output(ahead.row, ahead.lanes);
                 if let Some(bind) = &ahead.bind {
                     prefetch(std::ptr::from_ref::<dyn OwnBind>(&**bind).cast::<u8>());
                 }
