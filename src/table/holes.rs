@@ -100,6 +100,17 @@ impl Rows {
         mut slot: impl FnMut(usize, u32) -> u32,
     ) {
         let class = class_of(row);
+        if let ([word], [pair], [param]) = (words, pairs, params) {
+            // One motion (a `run`): the newest hole, written with the block's code at a
+            // length the compiler knows.
+            if let Some(at) = self.holes.by_class[class].pop() {
+                use std::slice::from_ref;
+                self.write_stretch(at, row, from_ref(word), from_ref(pair), from_ref(param));
+                self.slot_of[at as usize] = slot(0, at);
+                self.holes.count -= 1;
+                return;
+            }
+        }
         let mut holes = std::mem::take(&mut self.holes.by_class[class]);
         let n = words.len().min(holes.len());
         let first = holes.len() - n;

@@ -436,6 +436,31 @@ mod tests {
         check(&table, &live);
     }
 
+    /// One motion at a time (a `run`) takes the newest hole of its shape, and each holds
+    /// its own motion there.
+    #[test]
+    fn one_motion_at_a_time_takes_the_newest_hole() {
+        let mut table = MotionTable::<u32>::default();
+        let (made, _) = insert(&mut table, (0..6).map(|i| motion(1, i)), None);
+        table.remove(made[1].0);
+        table.remove(made[4].0);
+        let mut live = vec![made[0], made[2], made[3], made[5]];
+        let (first, moved) = insert(&mut table, [motion(1, 30)], None);
+        assert!(moved.is_empty());
+        assert_eq!(table.slots[first[0].0 as usize].row, 4, "the newest hole");
+        let (second, moved) = insert(&mut table, [motion(1, 31)], None);
+        assert!(moved.is_empty());
+        assert_eq!(table.slots[second[0].0 as usize].row, 1);
+        live.extend(first.iter().chain(&second));
+        check(&table, &live);
+        // No hole left: the next one is appended.
+        let (third, _) = insert(&mut table, [motion(1, 32)], None);
+        assert_eq!(table.slots[third[0].0 as usize].row, 6);
+        live.extend(&third);
+        check(&table, &live);
+        assert_eq!((table.len(), table.rows.len()), (7, 7));
+    }
+
     /// A hole in a later shape's run is compacted before a motion of an earlier shape is
     /// placed past it (placing swaps the first row of every later run).
     #[test]

@@ -105,6 +105,12 @@ impl Swaps {
 }
 
 impl Rows {
+    /// Whether rows were pushed past the runs' end (for [`place_pending`](Self::place_pending)).
+    #[inline]
+    pub fn has_pending(&self) -> bool {
+        self.class_end[CLASSES - 1] < self.len() as u32
+    }
+
     /// Moves the rows pushed past the runs' end into their runs, in order; `moved` gets the
     /// rows that moved (some twice). A stretch of one class with no row of a later class to
     /// pass (a batch in a world of one shape) moves nothing: its run just grows over it.

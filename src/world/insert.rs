@@ -239,6 +239,9 @@ impl MotionWorld {
     /// Moves the motions `place` appended into their runs (a block of them at once), and
     /// re-points what names the rows that moved.
     fn place_appended(&mut self) {
+        if !self.table.rows.has_pending() {
+            return; // (a motion that took a hole, or grew the last run)
+        }
         let moved = self.table.place_appended();
         self.relink(moved.iter().copied());
         self.table.recycle_moved(moved);
