@@ -240,7 +240,7 @@ impl MotionWorld {
     /// re-points what names the rows that moved.
     fn place_appended(&mut self) {
         if !self.table.rows.has_pending() {
-            return; // (a motion that took a hole, or grew the last run)
+            return; // (every motion took a hole)
         }
         let moved = self.table.place_appended();
         self.relink(moved.iter().copied());
