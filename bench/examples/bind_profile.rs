@@ -8,7 +8,11 @@
 //! `indexed` one bind shared by the batch, `host` a host target on every motion (one array). `mixed` and
 //! `mixed-bound`: the benchmark binary's mixed world, without and with its binds (one in
 //! 16). `boxed` and `typed` are floors, hand-written: a loop that hands `n` values to a
-//! boxed closure each, or to closures of one type stored side by side.
+//! boxed closure each, or to closures of one type stored side by side. `columns` and
+//! `columns-bound` are the mixed world's floor, hand-written: its value types' lanes lerped
+//! into output columns laid out by shape (as the table's runs), then, for `columns-bound`,
+//! every 16th motion's value read from its row and handed to a boxed closure, in creation
+//! order.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -32,6 +36,7 @@ fn main() {
     let slots: Arc<[AtomicU32]> = (0..n).map(|_| AtomicU32::new(0)).collect();
     let mut step: Box<dyn FnMut()> = match mode {
         "boxed" | "typed" => floor(mode, &slots),
+        "columns" | "columns-bound" => columns(n, mode == "columns-bound"),
         _ => world(mode, n, &slots),
     };
     let (mut cpu, mut frames) = (0u64, 0usize);
@@ -145,6 +150,63 @@ fn floor(mode: &str, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
             if let Some(bind) = bind {
                 bind(std::hint::black_box(v));
             }
+        }
+    })
+}
+
+/// The mixed world's floor: motion `i` of the mix (`workload::add_nth`: two in five f32, then a
+/// Vec3, a Quat and a Color) lerped a lane at a time into output columns, its row in the
+/// run of its shape (creation order within it); with `bound`, every 16th motion (creation
+/// order) gets its row's lanes in a boxed closure of its own after the pass.
+fn columns(n: usize, bound: bool) -> Box<dyn FnMut()> {
+    let lanes_of = |i: usize| [1u8, 1, 3, 4, 4][i % 5];
+    let shape_of = |i: usize| [0, 0, 1, 2, 3][i % 5];
+    let mut run_len = [0usize; 4];
+    for i in 0..n {
+        run_len[shape_of(i)] += 1;
+    }
+    let run_start: Vec<usize> = run_len
+        .iter()
+        .scan(0, |at, &len| {
+            let start = *at;
+            *at += len;
+            Some(start)
+        })
+        .collect();
+    let mut next = run_start.clone();
+    let mut visits: Vec<(usize, u8, Box<dyn FnMut([f32; 4]) + Send>)> = Vec::new();
+    let sink = Arc::new(AtomicU32::new(0));
+    for i in 0..n {
+        let row = next[shape_of(i)];
+        next[shape_of(i)] += 1;
+        if bound && i % 16 == 0 {
+            let sink = Arc::clone(&sink);
+            let bind = move |v: [f32; 4]| sink.store(v[0].to_bits(), Ordering::Relaxed);
+            visits.push((row, lanes_of(i), Box::new(bind)));
+        }
+    }
+    let from: [Vec<f32>; 4] = std::array::from_fn(|k| (0..n).map(|r| (r + k) as f32).collect());
+    let to: [Vec<f32>; 4] = std::array::from_fn(|k| (0..n).map(|r| (r * 2 + k) as f32).collect());
+    let mut out: [Vec<f32>; 4] = std::array::from_fn(|_| vec![0.0; n]);
+    let mut t = 0.0f32;
+    Box::new(move || {
+        t = (t + 1.0 / 120.0).fract();
+        // A run at a time, a lane at a time (as the pass goes).
+        for (shape, &lanes) in [1, 3, 4, 4].iter().enumerate() {
+            let rows = run_start[shape]..run_start[shape] + run_len[shape];
+            for k in 0..lanes {
+                let (a, b) = (&from[k][rows.clone()], &to[k][rows.clone()]);
+                for ((o, &a), &b) in out[k][rows.clone()].iter_mut().zip(a).zip(b) {
+                    *o = a + (b - a) * t;
+                }
+            }
+        }
+        for (row, l, bind) in &mut visits {
+            let mut v = [0.0; 4];
+            for (k, v) in v.iter_mut().enumerate().take(usize::from(*l)) {
+                *v = out[k][*row];
+            }
+            bind(std::hint::black_box(v));
         }
     })
 }
