@@ -154,6 +154,9 @@ fn floor(mode: &str, slots: &Arc<[AtomicU32]>) -> Box<dyn FnMut()> {
     })
 }
 
+/// A bind of the hand-written floor: its own closure, boxed.
+type BoxedBind = Box<dyn FnMut([f32; 4]) + Send>;
+
 /// The mixed world's floor: motion `i` of the mix (`workload::add_nth`: two in five f32, then a
 /// Vec3, a Quat and a Color) lerped a lane at a time into output columns, its row in the
 /// run of its shape (creation order within it); with `bound`, every 16th motion (creation
@@ -174,7 +177,7 @@ fn columns(n: usize, bound: bool) -> Box<dyn FnMut()> {
         })
         .collect();
     let mut next = run_start.clone();
-    let mut visits: Vec<(usize, u8, Box<dyn FnMut([f32; 4]) + Send>)> = Vec::new();
+    let mut visits: Vec<(usize, u8, BoxedBind)> = Vec::new();
     let sink = Arc::new(AtomicU32::new(0));
     for i in 0..n {
         let row = next[shape_of(i)];
