@@ -100,7 +100,16 @@ impl Queue {
     }
 
     /// Swaps the queued commands into `into` (which must be empty), leaving the queue empty.
+    /// Without the lock when the flag says nothing waits (a cancel settles at once, so this
+    /// runs once per cancel).
+    #[inline]
     pub fn take(&self, into: &mut Vec<Command>) {
+        if self.maybe_queued() {
+            self.take_locked(into);
+        }
+    }
+
+    fn take_locked(&self, into: &mut Vec<Command>) {
         let mut state = self.lock();
         std::mem::swap(&mut state.commands, into);
         self.maybe_queued.store(false, Ordering::Relaxed);

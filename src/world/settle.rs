@@ -16,10 +16,6 @@ impl MotionWorld {
         self.settling = true;
         loop {
             self.apply_removals();
-            // (The flag spares a lock per call: a cancel settles at once.)
-            if !self.shared.maybe_queued() {
-                break;
-            }
             self.shared.take(&mut self.batch);
             if self.batch.is_empty() {
                 break;
