@@ -162,7 +162,8 @@ type BoxedBind = Box<dyn FnMut([f32; 4]) + Send>;
 /// run of its shape (creation order within it); with `bound`, every 16th motion (creation
 /// order) gets its row's lanes in a boxed closure of its own after the pass.
 fn columns(n: usize, bound: bool) -> Box<dyn FnMut()> {
-    let lanes_of = |i: usize| [1u8, 1, 3, 4, 4][i % 5];
+    // The lanes of each shape (f32, Vec3, Quat, Color), and each motion's shape.
+    const SHAPE_LANES: [u8; 4] = [1, 3, 4, 4];
     let shape_of = |i: usize| [0, 0, 1, 2, 3][i % 5];
     let mut run_len = [0usize; 4];
     for i in 0..n {
@@ -185,7 +186,7 @@ fn columns(n: usize, bound: bool) -> Box<dyn FnMut()> {
         if bound && i % 16 == 0 {
             let sink = Arc::clone(&sink);
             let bind = move |v: [f32; 4]| sink.store(v[0].to_bits(), Ordering::Relaxed);
-            visits.push((row, lanes_of(i), Box::new(bind)));
+            visits.push((row, SHAPE_LANES[shape_of(i)], Box::new(bind)));
         }
     }
     let from: [Vec<f32>; 4] = std::array::from_fn(|k| (0..n).map(|r| (r + k) as f32).collect());
@@ -195,9 +196,9 @@ fn columns(n: usize, bound: bool) -> Box<dyn FnMut()> {
     Box::new(move || {
         t = (t + 1.0 / 120.0).fract();
         // A run at a time, a lane at a time (as the pass goes).
-        for (shape, &lanes) in [1, 3, 4, 4].iter().enumerate() {
+        for (shape, &lanes) in SHAPE_LANES.iter().enumerate() {
             let rows = run_start[shape]..run_start[shape] + run_len[shape];
-            for k in 0..lanes {
+            for k in 0..usize::from(lanes) {
                 let (a, b) = (&from[k][rows.clone()], &to[k][rows.clone()]);
                 for ((o, &a), &b) in out[k][rows.clone()].iter_mut().zip(a).zip(b) {
                     *o = a + (b - a) * t;
