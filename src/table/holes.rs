@@ -161,19 +161,26 @@ impl Rows {
         for (dst, &params) in self.rows[rows.clone()].iter_mut().zip(words) {
             *dst = MotionRow { params, ..*row };
         }
+        // Only the columns the shape reads: a hole holds a row of its class, so the lanes
+        // past a lerp's (and their outputs) keep an older row's finite values, which no
+        // evaluation or read of this row looks at; the parameter lanes only where the ease
+        // reads them.
+        let used = row.used_lanes();
         let [l0, l1, l2, l3, p01, p23] = &mut self.lanes;
-        for (k, column) in [l0, l1, l2, l3].into_iter().enumerate() {
+        for (k, column) in [l0, l1, l2, l3].into_iter().enumerate().take(used) {
             for (dst, pairs) in column[rows.clone()].iter_mut().zip(pairs) {
                 *dst = pairs[k];
             }
         }
-        let dst = p01[rows.clone()].iter_mut().zip(&mut p23[rows.clone()]);
-        for ((p01, p23), &[p0, p1, p2, p3]) in dst.zip(params) {
-            (*p01, *p23) = ([p0, p1], [p2, p3]);
+        if row.reads_params() {
+            let dst = p01[rows.clone()].iter_mut().zip(&mut p23[rows.clone()]);
+            for ((p01, p23), &[p0, p1, p2, p3]) in dst.zip(params) {
+                (*p01, *p23) = ([p0, p1], [p2, p3]);
+            }
         }
         for (j, (row, &pairs)) in self.rows[rows.clone()].iter().zip(pairs).enumerate() {
             let start = row_value(row, pairs, 0.0, 0.0);
-            for (column, value) in self.outputs.iter_mut().zip(start) {
+            for (column, value) in self.outputs.iter_mut().zip(start).take(used) {
                 column[rows.start + j] = value;
             }
         }
