@@ -32,6 +32,7 @@ mod quiet_completions;
 mod reentrancy;
 mod regressions;
 mod relative;
+mod reused_rows;
 mod sequence_templates;
 mod sequences;
 #[cfg(feature = "serde")]
