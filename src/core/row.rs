@@ -191,18 +191,6 @@ impl MotionRow {
         self.base_lo.to_bits()
     }
 
-    /// The lane pairs and outputs its evaluation reads and writes: its lanes for a lerp,
-    /// all four for the other adapters (a quaternion's, or a vibration's settings in lane 3).
-    #[inline]
-    #[must_use]
-    pub(crate) fn used_lanes(&self) -> usize {
-        if self.adapter_bits() == crate::core::value::Interpolation::Lerp as u32 {
-            self.lane_count()
-        } else {
-            4
-        }
-    }
-
     /// Whether its ease reads the parameter lanes (a parametric ease or an animation curve).
     #[inline]
     #[must_use]

@@ -18,6 +18,7 @@
 //!   class's holes, a walk over every row).
 
 use super::rows::{class_of, Rows, CLASSES, DIRTY};
+use super::shapes::lane_traffic;
 use crate::core::row::MotionRow;
 use crate::eval::adapters::row_value;
 
@@ -161,13 +162,17 @@ impl Rows {
         for (dst, &params) in self.rows[rows.clone()].iter_mut().zip(words) {
             *dst = MotionRow { params, ..*row };
         }
-        // Only the columns the shape reads: a hole holds a row of its class, so the lanes
-        // past a lerp's (and their outputs) keep an older row's finite values, which no
-        // evaluation or read of this row looks at; the parameter lanes only where the ease
-        // reads them.
-        let used = row.used_lanes();
+        // Only the columns the evaluation reads and writes (`lane_traffic`): a hole holds a
+        // row of its class, so the other lanes and outputs keep an older row's finite
+        // values, which no evaluation or read of this row looks at; the parameter lanes only
+        // where the ease reads them.
+        let (reads, writes) = lane_traffic(row);
         let [l0, l1, l2, l3, p01, p23] = &mut self.lanes;
-        for (k, column) in [l0, l1, l2, l3].into_iter().enumerate().take(used) {
+        for (k, column) in [l0, l1, l2, l3]
+            .into_iter()
+            .enumerate()
+            .take(reads as usize)
+        {
             for (dst, pairs) in column[rows.clone()].iter_mut().zip(pairs) {
                 *dst = pairs[k];
             }
@@ -180,7 +185,7 @@ impl Rows {
         }
         for (j, (row, &pairs)) in self.rows[rows.clone()].iter().zip(pairs).enumerate() {
             let start = row_value(row, pairs, 0.0, 0.0);
-            for (column, value) in self.outputs.iter_mut().zip(start).take(used) {
+            for (column, value) in self.outputs.iter_mut().zip(start).take(writes as usize) {
                 column[rows.start + j] = value;
             }
         }

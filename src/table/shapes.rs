@@ -7,9 +7,6 @@
 use crate::core::row::{MotionRow, FLAG_EVERY_LOOP_DELAY};
 use crate::core::value::Interpolation;
 
-/// First ease id of the parametric eases and curves (`ID_BACK` in `shaders/easing.wgsl`).
-const FIRST_PARAMETRIC_EASE: u32 = 32;
-
 /// Bytes of a row of the timing table: every evaluated row reads its 32-byte row (a GPU
 /// fetches memory in 32-byte sectors, so reading fewer of its fields moves the same bytes).
 pub(crate) const ROW_BYTES: u64 = 32;
@@ -20,7 +17,7 @@ pub(crate) const ROW_BYTES: u64 = 32;
 #[must_use]
 #[inline]
 pub(crate) fn needs_general(row: &MotionRow) -> bool {
-    row.ease_bits() >= FIRST_PARAMETRIC_EASE || row.is_child()
+    row.reads_params() || row.is_child()
 }
 
 /// Whether `row`'s timing is plain: speed 1, no delay, no every-loop delay and a positive
@@ -57,11 +54,7 @@ pub(crate) fn lane_traffic(row: &MotionRow) -> (u32, u32) {
 #[inline]
 pub(crate) fn row_traffic(row: &MotionRow) -> (u64, u64) {
     let (reads, writes) = lane_traffic(row);
-    let params = if row.ease_bits() >= FIRST_PARAMETRIC_EASE {
-        16
-    } else {
-        0
-    };
+    let params = if row.reads_params() { 16 } else { 0 };
     (
         ROW_BYTES + 8 * u64::from(reads) + params,
         4 * u64::from(writes),
@@ -75,9 +68,8 @@ pub(crate) fn row_traffic(row: &MotionRow) -> (u64, u64) {
 #[must_use]
 #[inline]
 pub(crate) fn path_key(row: &MotionRow) -> u32 {
-    let ease = row.ease_bits();
-    let parametric = if ease >= FIRST_PARAMETRIC_EASE {
-        ease
+    let parametric = if row.reads_params() {
+        row.ease_bits()
     } else {
         0
     };
